@@ -92,7 +92,7 @@ def compiled_twin(cls: type) -> type:
     package, why = compiled_package()
     if package is None:
         raise ImportError(f"no compiled build: {why}")
-    module = importlib.import_module(cls.__module__.replace("generated.", f"{package.__name__}.", 1))
+    module = importlib.import_module(cls.__module__.replace("kwire.generated.", f"{package.__name__}.", 1))
     twin = getattr(module, cls.__name__)
     if not (module.__file__ or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
         raise ImportError(f"{module.__name__} is not compiled in the build")

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class AbortTransactionRecord(GeneratedStruct):
@@ -64,7 +64,7 @@ class AbortTransactionRecord(GeneratedStruct):
 # --- AbortTransactionRecord, version 0 (flexible) ---
 
 def _read_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransactionRecord, int]:
-    record = AbortTransactionRecord.__new__(AbortTransactionRecord)
+    record = blank_instance(AbortTransactionRecord)
     record.reason = None
     field = ""
     index = 0

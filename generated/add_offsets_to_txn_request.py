@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -88,7 +88,7 @@ class AddOffsetsToTxnRequest(GeneratedStruct):
 # --- AddOffsetsToTxnRequest, versions 0-2 ---
 
 def _read_AddOffsetsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnRequest, int]:
-    request = AddOffsetsToTxnRequest.__new__(AddOffsetsToTxnRequest)
+    request = blank_instance(AddOffsetsToTxnRequest)
     field = ""
     index = 0
     try:
@@ -134,7 +134,7 @@ def _size_AddOffsetsToTxnRequest_v0_2(request: AddOffsetsToTxnRequest) -> int:
 # --- AddOffsetsToTxnRequest, versions 3-4 (flexible) ---
 
 def _read_AddOffsetsToTxnRequest_v3_4(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnRequest, int]:
-    request = AddOffsetsToTxnRequest.__new__(AddOffsetsToTxnRequest)
+    request = blank_instance(AddOffsetsToTxnRequest)
     field = ""
     index = 0
     size = len(buf)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -76,7 +76,7 @@ class AddOffsetsToTxnResponse(GeneratedStruct):
 # --- AddOffsetsToTxnResponse, versions 0-2 ---
 
 def _read_AddOffsetsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnResponse, int]:
-    response = AddOffsetsToTxnResponse.__new__(AddOffsetsToTxnResponse)
+    response = blank_instance(AddOffsetsToTxnResponse)
     field = ""
     index = 0
     try:
@@ -108,7 +108,7 @@ def _size_AddOffsetsToTxnResponse_v0_2(response: AddOffsetsToTxnResponse) -> int
 # --- AddOffsetsToTxnResponse, versions 3-4 (flexible) ---
 
 def _read_AddOffsetsToTxnResponse_v3_4(buf: bytes, pos: int) -> tuple[AddOffsetsToTxnResponse, int]:
-    response = AddOffsetsToTxnResponse.__new__(AddOffsetsToTxnResponse)
+    response = blank_instance(AddOffsetsToTxnResponse)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -208,7 +208,7 @@ class AddPartitionsToTxnRequest(GeneratedStruct):
 # --- AddPartitionsToTxnTopic, versions 0-2 ---
 
 def _read_AddPartitionsToTxnTopic_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopic, int]:
-    topic = AddPartitionsToTxnTopic.__new__(AddPartitionsToTxnTopic)
+    topic = blank_instance(AddPartitionsToTxnTopic)
     field = ""
     index = 0
     try:
@@ -261,7 +261,7 @@ def _size_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic) -> int:
 # --- AddPartitionsToTxnTopic, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopic, int]:
-    topic = AddPartitionsToTxnTopic.__new__(AddPartitionsToTxnTopic)
+    topic = blank_instance(AddPartitionsToTxnTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -277,7 +277,8 @@ def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartiti
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -346,7 +347,7 @@ def _size_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic) -> int:
 # --- AddPartitionsToTxnTransaction, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTransaction, int]:
-    transaction = AddPartitionsToTxnTransaction.__new__(AddPartitionsToTxnTransaction)
+    transaction = blank_instance(AddPartitionsToTxnTransaction)
     field = ""
     index = 0
     size = len(buf)
@@ -370,11 +371,45 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AddPartitionsToTxnTopic_v3_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AddPartitionsToTxnTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             transaction.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -442,7 +477,7 @@ def _size_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTran
 # --- AddPartitionsToTxnRequest, versions 0-2 ---
 
 def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
-    request = AddPartitionsToTxnRequest.__new__(AddPartitionsToTxnRequest)
+    request = blank_instance(AddPartitionsToTxnRequest)
     field = ""
     index = 0
     try:
@@ -456,11 +491,28 @@ def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddParti
         v3_and_below_topics_n, pos = _w.read_count(buf, pos, False)
         if v3_and_below_topics_n < 0:
             raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
+        elif v3_and_below_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for index in range(v3_and_below_topics_n):
-                v3_and_below_topics_item, pos = _read_AddPartitionsToTxnTopic_v0_2(buf, pos)
+            for v3_and_below_topics_index in range(v3_and_below_topics_n):
+                try:
+                    v3_and_below_topics_item = blank_instance(AddPartitionsToTxnTopic)
+                    field = "name"
+                    v3_and_below_topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        v3_and_below_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    v3_and_below_topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "v3_and_below_topics[]", v3_and_below_topics_index
+                    raise failure from None
                 v3_and_below_topics_items.append(v3_and_below_topics_item)
+            field, index = "v3_and_below_topics[]", v3_and_below_topics_index  # as the last call would have left them
             request.v3_and_below_topics = v3_and_below_topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -509,7 +561,7 @@ def _size_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest) -> 
 # --- AddPartitionsToTxnRequest, version 3 (flexible) ---
 
 def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
-    request = AddPartitionsToTxnRequest.__new__(AddPartitionsToTxnRequest)
+    request = blank_instance(AddPartitionsToTxnRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -533,11 +585,45 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
             v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
         if v3_and_below_topics_n < 0:
             raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
+        elif v3_and_below_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for index in range(v3_and_below_topics_n):
-                v3_and_below_topics_item, pos = _read_AddPartitionsToTxnTopic_v3_5(buf, pos)
+            for v3_and_below_topics_index in range(v3_and_below_topics_n):
+                try:
+                    v3_and_below_topics_item = blank_instance(AddPartitionsToTxnTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        v3_and_below_topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        v3_and_below_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            v3_and_below_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            v3_and_below_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        v3_and_below_topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        v3_and_below_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "v3_and_below_topics[]", v3_and_below_topics_index
+                    raise failure from None
                 v3_and_below_topics_items.append(v3_and_below_topics_item)
+            field, index = "v3_and_below_topics[]", v3_and_below_topics_index  # as the last call would have left them
             request.v3_and_below_topics = v3_and_below_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -607,7 +693,7 @@ def _size_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest) -> in
 # --- AddPartitionsToTxnRequest, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
-    request = AddPartitionsToTxnRequest.__new__(AddPartitionsToTxnRequest)
+    request = blank_instance(AddPartitionsToTxnRequest)
     request.v3_and_below_transactional_id = ''
     request.v3_and_below_producer_id = 0
     request.v3_and_below_producer_epoch = 0
@@ -624,11 +710,84 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
             transactions_n, pos = _w.read_count(buf, pos, True)
         if transactions_n < 0:
             raise DecodeError("non-nullable field transactions was null", offset=pos)
+        elif transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
-            for index in range(transactions_n):
-                transactions_item, pos = _read_AddPartitionsToTxnTransaction_v4_5(buf, pos)
+            for transactions_index in range(transactions_n):
+                try:
+                    transactions_item = blank_instance(AddPartitionsToTxnTransaction)
+                    field = "transactional_id"
+                    transactional_id_end = pos + buf[pos]
+                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                        transactions_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                        pos = transactional_id_end
+                    else:
+                        transactions_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "producer_id, producer_epoch, verify_only"
+                    transactions_item.producer_id, transactions_item.producer_epoch, transactions_item.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
+                    pos += 11
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(AddPartitionsToTxnTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        transactions_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        transactions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        transactions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "transactions[]", transactions_index
+                    raise failure from None
                 transactions_items.append(transactions_item)
+            field, index = "transactions[]", transactions_index  # as the last call would have left them
             request.transactions = transactions_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -230,7 +230,7 @@ class AddPartitionsToTxnResponse(GeneratedStruct):
 # --- AddPartitionsToTxnPartitionResult, versions 0-2 ---
 
 def _read_AddPartitionsToTxnPartitionResult_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
-    result = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+    result = blank_instance(AddPartitionsToTxnPartitionResult)
     field = ""
     index = 0
     try:
@@ -262,7 +262,7 @@ def _size_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnParti
 # --- AddPartitionsToTxnPartitionResult, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnPartitionResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
-    result = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+    result = blank_instance(AddPartitionsToTxnPartitionResult)
     field = ""
     index = 0
     try:
@@ -306,7 +306,7 @@ def _size_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnParti
 # --- AddPartitionsToTxnTopicResult, versions 0-2 ---
 
 def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
-    result = AddPartitionsToTxnTopicResult.__new__(AddPartitionsToTxnTopicResult)
+    result = blank_instance(AddPartitionsToTxnTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -318,6 +318,8 @@ def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddP
         results_by_partition_n, pos = _w.read_count(buf, pos, False)
         if results_by_partition_n < 0:
             raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+        elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -325,7 +327,7 @@ def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddP
             results_by_partition_rows = buf[pos:results_by_partition_end]
             if len(results_by_partition_rows) == results_by_partition_n * 6:
                 for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_rows):
-                    results_by_partition_item = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
                     results_by_partition_item.partition_index, results_by_partition_item.partition_error_code = results_by_partition_row
                     results_by_partition_item.unknown_tagged_fields = ()
                     results_by_partition_items.append(results_by_partition_item)
@@ -378,7 +380,7 @@ def _size_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicResu
 # --- AddPartitionsToTxnTopicResult, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
-    result = AddPartitionsToTxnTopicResult.__new__(AddPartitionsToTxnTopicResult)
+    result = blank_instance(AddPartitionsToTxnTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -399,6 +401,8 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
             results_by_partition_n, pos = _w.read_count(buf, pos, True)
         if results_by_partition_n < 0:
             raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+        elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -406,7 +410,7 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
             results_by_partition_rows = buf[pos:results_by_partition_end]
             if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
                 for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                    results_by_partition_item = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
                     results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
                     results_by_partition_item.unknown_tagged_fields = ()
                     results_by_partition_items.append(results_by_partition_item)
@@ -480,7 +484,7 @@ def _size_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicResu
 # --- AddPartitionsToTxnResult, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResult, int]:
-    result = AddPartitionsToTxnResult.__new__(AddPartitionsToTxnResult)
+    result = blank_instance(AddPartitionsToTxnResult)
     field = ""
     index = 0
     size = len(buf)
@@ -501,11 +505,60 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
             topic_results_n, pos = _w.read_count(buf, pos, True)
         if topic_results_n < 0:
             raise DecodeError("non-nullable field topic_results was null", offset=pos)
+        elif topic_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(topic_results_n):
-                topic_results_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
+            for topic_results_index in range(topic_results_n):
+                try:
+                    topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topic_results_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "results_by_partition[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    results_by_partition_n = buf[pos] - 1
+                    if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                    if results_by_partition_n < 0:
+                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        results_by_partition_end = pos + results_by_partition_n * 7
+                        results_by_partition_rows = buf[pos:results_by_partition_end]
+                        if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                results_by_partition_item.unknown_tagged_fields = ()
+                                results_by_partition_items.append(results_by_partition_item)
+                            pos = results_by_partition_end
+                        else:
+                            for index in range(results_by_partition_n):
+                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                results_by_partition_items.append(results_by_partition_item)
+                        topic_results_item.results_by_partition = results_by_partition_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_results[]", topic_results_index
+                    raise failure from None
                 topic_results_items.append(topic_results_item)
+            field, index = "topic_results[]", topic_results_index  # as the last call would have left them
             result.topic_results = topic_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -571,10 +624,11 @@ def _size_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult) -> int
 # --- AddPartitionsToTxnResponse, versions 0-2 ---
 
 def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
-    response = AddPartitionsToTxnResponse.__new__(AddPartitionsToTxnResponse)
+    response = blank_instance(AddPartitionsToTxnResponse)
     response.error_code = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AddPartitionsToTxnResponse_throttle_time_ms(buf, pos)
@@ -584,11 +638,46 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
         results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, False)
         if results_by_topic_v3_and_below_n < 0:
             raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
+        elif results_by_topic_v3_and_below_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(results_by_topic_v3_and_below_n):
-                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v0_2(buf, pos)
+            for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
+                try:
+                    results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
+                    field = "name"
+                    results_by_topic_v3_and_below_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "results_by_partition[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    results_by_partition_n, pos = _w.read_count(buf, pos, False)
+                    if results_by_partition_n < 0:
+                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                        # Every element is fixed-width: one iter_unpack for all.
+                        results_by_partition_end = pos + results_by_partition_n * 6
+                        results_by_partition_rows = buf[pos:results_by_partition_end]
+                        if len(results_by_partition_rows) == results_by_partition_n * 6:
+                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_rows):
+                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code = results_by_partition_row
+                                results_by_partition_item.unknown_tagged_fields = ()
+                                results_by_partition_items.append(results_by_partition_item)
+                            pos = results_by_partition_end
+                        else:
+                            for index in range(results_by_partition_n):
+                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v0_2(buf, pos)
+                                results_by_partition_items.append(results_by_partition_item)
+                        results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
+                    results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
+                    raise failure from None
                 results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
+            field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
             response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -632,7 +721,7 @@ def _size_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse) 
 # --- AddPartitionsToTxnResponse, version 3 (flexible) ---
 
 def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
-    response = AddPartitionsToTxnResponse.__new__(AddPartitionsToTxnResponse)
+    response = blank_instance(AddPartitionsToTxnResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -650,11 +739,60 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
             results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
         if results_by_topic_v3_and_below_n < 0:
             raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
+        elif results_by_topic_v3_and_below_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(results_by_topic_v3_and_below_n):
-                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
+            for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
+                try:
+                    results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        results_by_topic_v3_and_below_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        results_by_topic_v3_and_below_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "results_by_partition[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    results_by_partition_n = buf[pos] - 1
+                    if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                    if results_by_partition_n < 0:
+                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        results_by_partition_end = pos + results_by_partition_n * 7
+                        results_by_partition_rows = buf[pos:results_by_partition_end]
+                        if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                results_by_partition_item.unknown_tagged_fields = ()
+                                results_by_partition_items.append(results_by_partition_item)
+                            pos = results_by_partition_end
+                        else:
+                            for index in range(results_by_partition_n):
+                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                results_by_partition_items.append(results_by_partition_item)
+                        results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_by_topic_v3_and_below_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
+                    raise failure from None
                 results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
+            field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
             response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -714,7 +852,7 @@ def _size_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse) ->
 # --- AddPartitionsToTxnResponse, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
-    response = AddPartitionsToTxnResponse.__new__(AddPartitionsToTxnResponse)
+    response = blank_instance(AddPartitionsToTxnResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -731,11 +869,96 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
             results_by_transaction_n, pos = _w.read_count(buf, pos, True)
         if results_by_transaction_n < 0:
             raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
+        elif results_by_transaction_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
-            for index in range(results_by_transaction_n):
-                results_by_transaction_item, pos = _read_AddPartitionsToTxnResult_v4_5(buf, pos)
+            for results_by_transaction_index in range(results_by_transaction_n):
+                try:
+                    results_by_transaction_item = blank_instance(AddPartitionsToTxnResult)
+                    field = "transactional_id"
+                    transactional_id_end = pos + buf[pos]
+                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                        results_by_transaction_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                        pos = transactional_id_end
+                    else:
+                        results_by_transaction_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_results[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topic_results_n = buf[pos] - 1
+                    if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topic_results_n, pos = _w.read_count(buf, pos, True)
+                    if topic_results_n < 0:
+                        raise DecodeError("non-nullable field topic_results was null", offset=pos)
+                    elif topic_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
+                        for topic_results_index in range(topic_results_n):
+                            try:
+                                topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topic_results_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "results_by_partition[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                results_by_partition_n = buf[pos] - 1
+                                if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                                if results_by_partition_n < 0:
+                                    raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                                elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    results_by_partition_end = pos + results_by_partition_n * 7
+                                    results_by_partition_rows = buf[pos:results_by_partition_end]
+                                    if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                                        for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                            results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                            results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                            results_by_partition_item.unknown_tagged_fields = ()
+                                            results_by_partition_items.append(results_by_partition_item)
+                                        pos = results_by_partition_end
+                                    else:
+                                        for index in range(results_by_partition_n):
+                                            results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                            results_by_partition_items.append(results_by_partition_item)
+                                    topic_results_item.results_by_partition = results_by_partition_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topic_results_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topic_results[]", topic_results_index
+                                raise failure from None
+                            topic_results_items.append(topic_results_item)
+                        field, index = "topic_results[]", topic_results_index  # as the last call would have left them
+                        results_by_transaction_item.topic_results = topic_results_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_by_transaction_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_by_transaction_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results_by_transaction[]", results_by_transaction_index
+                    raise failure from None
                 results_by_transaction_items.append(results_by_transaction_item)
+            field, index = "results_by_transaction[]", results_by_transaction_index  # as the last call would have left them
             response.results_by_transaction = results_by_transaction_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -159,7 +159,7 @@ class AddRaftVoterRequest(GeneratedStruct):
 # --- Listener, versions 0-1 (flexible) ---
 
 def _read_Listener_v0_1(buf: bytes, pos: int) -> tuple[Listener, int]:
-    listener = Listener.__new__(Listener)
+    listener = blank_instance(Listener)
     field = ""
     index = 0
     size = len(buf)
@@ -238,7 +238,7 @@ def _size_Listener_v0_1(listener: Listener) -> int:
 # --- AddRaftVoterRequest, version 0 (flexible) ---
 
 def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
-    request = AddRaftVoterRequest.__new__(AddRaftVoterRequest)
+    request = blank_instance(AddRaftVoterRequest)
     request.ack_when_committed = True
     field = ""
     index = 0
@@ -265,11 +265,42 @@ def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_1(buf, pos)
+            for listeners_index in range(listeners_n):
+                try:
+                    listeners_item = blank_instance(Listener)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        listeners_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        listeners_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (listeners_item.port,) = _unpack_Listener_port(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        listeners_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "listeners[]", listeners_index
+                    raise failure from None
                 listeners_items.append(listeners_item)
+            field, index = "listeners[]", listeners_index  # as the last call would have left them
             request.listeners = listeners_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -335,7 +366,7 @@ def _size_AddRaftVoterRequest_v0(request: AddRaftVoterRequest) -> int:
 # --- AddRaftVoterRequest, version 1 (flexible) ---
 
 def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
-    request = AddRaftVoterRequest.__new__(AddRaftVoterRequest)
+    request = blank_instance(AddRaftVoterRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -361,11 +392,42 @@ def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0_1(buf, pos)
+            for listeners_index in range(listeners_n):
+                try:
+                    listeners_item = blank_instance(Listener)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        listeners_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        listeners_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (listeners_item.port,) = _unpack_Listener_port(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        listeners_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "listeners[]", listeners_index
+                    raise failure from None
                 listeners_items.append(listeners_item)
+            field, index = "listeners[]", listeners_index  # as the last call would have left them
             request.listeners = listeners_items
         field = "ack_when_committed"
         (request.ack_when_committed,) = _unpack_AddRaftVoterRequest_ack_when_committed(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -218,7 +218,7 @@ class AlterClientQuotasRequest(GeneratedStruct):
 # --- EntityData, version 0 ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     try:
@@ -257,7 +257,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- EntityData, version 1 (flexible) ---
 
 def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -324,7 +324,7 @@ def _size_EntityData_v1(data: EntityData) -> int:
 # --- OpData, version 0 ---
 
 def _read_OpData_v0(buf: bytes, pos: int) -> tuple[OpData, int]:
-    data = OpData.__new__(OpData)
+    data = blank_instance(OpData)
     field = ""
     index = 0
     try:
@@ -363,7 +363,7 @@ def _size_OpData_v0(data: OpData) -> int:
 # --- OpData, version 1 (flexible) ---
 
 def _read_OpData_v1(buf: bytes, pos: int) -> tuple[OpData, int]:
-    data = OpData.__new__(OpData)
+    data = blank_instance(OpData)
     field = ""
     index = 0
     size = len(buf)
@@ -425,7 +425,7 @@ def _size_OpData_v1(data: OpData) -> int:
 # --- EntryData, version 0 ---
 
 def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     try:
@@ -434,22 +434,49 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v0(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_item.entity_name, pos = _w.read_string(buf, pos)
+                    entity_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         field = "ops[]"
         index = -1  # no element yet: an error in the count names the array itself
         ops_n, pos = _w.read_count(buf, pos, False)
         if ops_n < 0:
             raise DecodeError("non-nullable field ops was null", offset=pos)
+        elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ops_items: list[OpData] = []
-            for index in range(ops_n):
-                ops_item, pos = _read_OpData_v0(buf, pos)
+            for ops_index in range(ops_n):
+                try:
+                    ops_item = blank_instance(OpData)
+                    field = "key"
+                    ops_item.key, pos = _w.read_string_nn(buf, pos)
+                    field = "value, remove"
+                    ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
+                    pos += 9
+                    ops_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ops[]", ops_index
+                    raise failure from None
                 ops_items.append(ops_item)
+            field, index = "ops[]", ops_index  # as the last call would have left them
             data.ops = ops_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -504,7 +531,7 @@ def _size_EntryData_v0(data: EntryData) -> int:
 # --- EntryData, version 1 (flexible) ---
 
 def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     size = len(buf)
@@ -518,11 +545,39 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v1(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_type_end = pos + buf[pos]
+                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                        pos = entity_type_end
+                    else:
+                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_name_end = pos + buf[pos]
+                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                        pos = entity_name_end
+                    else:
+                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entity_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         field = "ops[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -533,11 +588,35 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             ops_n, pos = _w.read_count(buf, pos, True)
         if ops_n < 0:
             raise DecodeError("non-nullable field ops was null", offset=pos)
+        elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ops_items: list[OpData] = []
-            for index in range(ops_n):
-                ops_item, pos = _read_OpData_v1(buf, pos)
+            for ops_index in range(ops_n):
+                try:
+                    ops_item = blank_instance(OpData)
+                    field = "key"
+                    key_end = pos + buf[pos]
+                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                        ops_item.key = buf[pos + 1:key_end].decode()
+                        pos = key_end
+                    else:
+                        ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value, remove"
+                    ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
+                    pos += 9
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        ops_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ops[]", ops_index
+                    raise failure from None
                 ops_items.append(ops_item)
+            field, index = "ops[]", ops_index  # as the last call would have left them
             data.ops = ops_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -612,7 +691,7 @@ def _size_EntryData_v1(data: EntryData) -> int:
 # --- AlterClientQuotasRequest, version 0 ---
 
 def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClientQuotasRequest, int]:
-    request = AlterClientQuotasRequest.__new__(AlterClientQuotasRequest)
+    request = blank_instance(AlterClientQuotasRequest)
     field = ""
     index = 0
     try:
@@ -621,11 +700,69 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v0(buf, pos)
+            for entries_index in range(entries_n):
+                try:
+                    entries_item = blank_instance(EntryData)
+                    field = "entity[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    entity_n, pos = _w.read_count(buf, pos, False)
+                    if entity_n < 0:
+                        raise DecodeError("non-nullable field entity was null", offset=pos)
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        entity_items: list[EntityData] = []
+                        for entity_index in range(entity_n):
+                            try:
+                                entity_item = blank_instance(EntityData)
+                                field = "entity_type"
+                                entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                                field = "entity_name"
+                                entity_item.entity_name, pos = _w.read_string(buf, pos)
+                                entity_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "entity[]", entity_index
+                                raise failure from None
+                            entity_items.append(entity_item)
+                        field, index = "entity[]", entity_index  # as the last call would have left them
+                        entries_item.entity = entity_items
+                    field = "ops[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    ops_n, pos = _w.read_count(buf, pos, False)
+                    if ops_n < 0:
+                        raise DecodeError("non-nullable field ops was null", offset=pos)
+                    elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        ops_items: list[OpData] = []
+                        for ops_index in range(ops_n):
+                            try:
+                                ops_item = blank_instance(OpData)
+                                field = "key"
+                                ops_item.key, pos = _w.read_string_nn(buf, pos)
+                                field = "value, remove"
+                                ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
+                                pos += 9
+                                ops_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "ops[]", ops_index
+                                raise failure from None
+                            ops_items.append(ops_item)
+                        field, index = "ops[]", ops_index  # as the last call would have left them
+                        entries_item.ops = ops_items
+                    entries_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entries[]", entries_index
+                    raise failure from None
                 entries_items.append(entries_item)
+            field, index = "entries[]", entries_index  # as the last call would have left them
             request.entries = entries_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterClientQuotasRequest_validate_only(buf, pos)
@@ -670,7 +807,7 @@ def _size_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest) -> int:
 # --- AlterClientQuotasRequest, version 1 (flexible) ---
 
 def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClientQuotasRequest, int]:
-    request = AlterClientQuotasRequest.__new__(AlterClientQuotasRequest)
+    request = blank_instance(AlterClientQuotasRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -684,11 +821,107 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v1(buf, pos)
+            for entries_index in range(entries_n):
+                try:
+                    entries_item = blank_instance(EntryData)
+                    field = "entity[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    entity_n = buf[pos] - 1
+                    if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        entity_n, pos = _w.read_count(buf, pos, True)
+                    if entity_n < 0:
+                        raise DecodeError("non-nullable field entity was null", offset=pos)
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        entity_items: list[EntityData] = []
+                        for entity_index in range(entity_n):
+                            try:
+                                entity_item = blank_instance(EntityData)
+                                field = "entity_type"
+                                entity_type_end = pos + buf[pos]
+                                if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                    entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                    pos = entity_type_end
+                                else:
+                                    entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "entity_name"
+                                entity_name_end = pos + buf[pos]
+                                if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                    entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                    pos = entity_name_end
+                                else:
+                                    entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    entity_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "entity[]", entity_index
+                                raise failure from None
+                            entity_items.append(entity_item)
+                        field, index = "entity[]", entity_index  # as the last call would have left them
+                        entries_item.entity = entity_items
+                    field = "ops[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    ops_n = buf[pos] - 1
+                    if ops_n < 0x7F and ops_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        ops_n, pos = _w.read_count(buf, pos, True)
+                    if ops_n < 0:
+                        raise DecodeError("non-nullable field ops was null", offset=pos)
+                    elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        ops_items: list[OpData] = []
+                        for ops_index in range(ops_n):
+                            try:
+                                ops_item = blank_instance(OpData)
+                                field = "key"
+                                key_end = pos + buf[pos]
+                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                    ops_item.key = buf[pos + 1:key_end].decode()
+                                    pos = key_end
+                                else:
+                                    ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value, remove"
+                                ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
+                                pos += 9
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    ops_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "ops[]", ops_index
+                                raise failure from None
+                            ops_items.append(ops_item)
+                        field, index = "ops[]", ops_index  # as the last call would have left them
+                        entries_item.ops = ops_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entries_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entries[]", entries_index
+                    raise failure from None
                 entries_items.append(entries_item)
+            field, index = "entries[]", entries_index  # as the last call would have left them
             request.entries = entries_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterClientQuotasRequest_validate_only(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -174,7 +174,7 @@ class AlterClientQuotasResponse(GeneratedStruct):
 # --- EntityData, version 0 ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     try:
@@ -213,7 +213,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- EntityData, version 1 (flexible) ---
 
 def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -280,7 +280,7 @@ def _size_EntityData_v1(data: EntityData) -> int:
 # --- EntryData, version 0 ---
 
 def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     try:
@@ -294,11 +294,24 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v0(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_item.entity_name, pos = _w.read_string(buf, pos)
+                    entity_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -343,7 +356,7 @@ def _size_EntryData_v0(data: EntryData) -> int:
 # --- EntryData, version 1 (flexible) ---
 
 def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     size = len(buf)
@@ -367,11 +380,39 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v1(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_type_end = pos + buf[pos]
+                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                        pos = entity_type_end
+                    else:
+                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_name_end = pos + buf[pos]
+                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                        pos = entity_name_end
+                    else:
+                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entity_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -432,7 +473,7 @@ def _size_EntryData_v1(data: EntryData) -> int:
 # --- AlterClientQuotasResponse, version 0 ---
 
 def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClientQuotasResponse, int]:
-    response = AlterClientQuotasResponse.__new__(AlterClientQuotasResponse)
+    response = blank_instance(AlterClientQuotasResponse)
     field = ""
     index = 0
     try:
@@ -444,11 +485,49 @@ def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClien
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v0(buf, pos)
+            for entries_index in range(entries_n):
+                try:
+                    entries_item = blank_instance(EntryData)
+                    field = "error_code"
+                    (entries_item.error_code,) = _unpack_EntryData_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    entries_item.error_message, pos = _w.read_string(buf, pos)
+                    field = "entity[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    entity_n, pos = _w.read_count(buf, pos, False)
+                    if entity_n < 0:
+                        raise DecodeError("non-nullable field entity was null", offset=pos)
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        entity_items: list[EntityData] = []
+                        for entity_index in range(entity_n):
+                            try:
+                                entity_item = blank_instance(EntityData)
+                                field = "entity_type"
+                                entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                                field = "entity_name"
+                                entity_item.entity_name, pos = _w.read_string(buf, pos)
+                                entity_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "entity[]", entity_index
+                                raise failure from None
+                            entity_items.append(entity_item)
+                        field, index = "entity[]", entity_index  # as the last call would have left them
+                        entries_item.entity = entity_items
+                    entries_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entries[]", entries_index
+                    raise failure from None
                 entries_items.append(entries_item)
+            field, index = "entries[]", entries_index  # as the last call would have left them
             response.entries = entries_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -490,7 +569,7 @@ def _size_AlterClientQuotasResponse_v0(response: AlterClientQuotasResponse) -> i
 # --- AlterClientQuotasResponse, version 1 (flexible) ---
 
 def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClientQuotasResponse, int]:
-    response = AlterClientQuotasResponse.__new__(AlterClientQuotasResponse)
+    response = blank_instance(AlterClientQuotasResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -507,11 +586,78 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v1(buf, pos)
+            for entries_index in range(entries_n):
+                try:
+                    entries_item = blank_instance(EntryData)
+                    field = "error_code"
+                    (entries_item.error_code,) = _unpack_EntryData_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        entries_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        entries_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "entity[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    entity_n = buf[pos] - 1
+                    if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        entity_n, pos = _w.read_count(buf, pos, True)
+                    if entity_n < 0:
+                        raise DecodeError("non-nullable field entity was null", offset=pos)
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        entity_items: list[EntityData] = []
+                        for entity_index in range(entity_n):
+                            try:
+                                entity_item = blank_instance(EntityData)
+                                field = "entity_type"
+                                entity_type_end = pos + buf[pos]
+                                if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                    entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                    pos = entity_type_end
+                                else:
+                                    entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "entity_name"
+                                entity_name_end = pos + buf[pos]
+                                if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                    entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                    pos = entity_name_end
+                                else:
+                                    entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    entity_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "entity[]", entity_index
+                                raise failure from None
+                            entity_items.append(entity_item)
+                        field, index = "entity[]", entity_index  # as the last call would have left them
+                        entries_item.entity = entity_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entries_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entries[]", entries_index
+                    raise failure from None
                 entries_items.append(entries_item)
+            field, index = "entries[]", entries_index  # as the last call would have left them
             response.entries = entries_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -173,7 +173,7 @@ class AlterConfigsRequest(GeneratedStruct):
 # --- AlterableConfig, versions 0-1 ---
 
 def _read_AlterableConfig_v0_1(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
-    config = AlterableConfig.__new__(AlterableConfig)
+    config = blank_instance(AlterableConfig)
     field = ""
     index = 0
     try:
@@ -212,7 +212,7 @@ def _size_AlterableConfig_v0_1(config: AlterableConfig) -> int:
 # --- AlterableConfig, version 2 (flexible) ---
 
 def _read_AlterableConfig_v2(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
-    config = AlterableConfig.__new__(AlterableConfig)
+    config = blank_instance(AlterableConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -279,7 +279,7 @@ def _size_AlterableConfig_v2(config: AlterableConfig) -> int:
 # --- AlterConfigsResource, versions 0-1 ---
 
 def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
-    resource = AlterConfigsResource.__new__(AlterConfigsResource)
+    resource = blank_instance(AlterConfigsResource)
     field = ""
     index = 0
     try:
@@ -293,11 +293,24 @@ def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsR
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_AlterableConfig_v0_1(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(AlterableConfig)
+                    field = "name"
+                    configs_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    configs_item.value, pos = _w.read_string(buf, pos)
+                    configs_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             resource.configs = configs_items
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -344,7 +357,7 @@ def _size_AlterConfigsResource_v0_1(resource: AlterConfigsResource) -> int:
 # --- AlterConfigsResource, version 2 (flexible) ---
 
 def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
-    resource = AlterConfigsResource.__new__(AlterConfigsResource)
+    resource = blank_instance(AlterConfigsResource)
     field = ""
     index = 0
     size = len(buf)
@@ -368,11 +381,39 @@ def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRes
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_AlterableConfig_v2(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(AlterableConfig)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        configs_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        configs_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        configs_item.value, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        configs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             resource.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -440,7 +481,7 @@ def _size_AlterConfigsResource_v2(resource: AlterConfigsResource) -> int:
 # --- AlterConfigsRequest, versions 0-1 ---
 
 def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRequest, int]:
-    request = AlterConfigsRequest.__new__(AlterConfigsRequest)
+    request = blank_instance(AlterConfigsRequest)
     field = ""
     index = 0
     try:
@@ -449,11 +490,49 @@ def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRe
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for index in range(resources_n):
-                resources_item, pos = _read_AlterConfigsResource_v0_1(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(AlterConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n, pos = _w.read_count(buf, pos, False)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: KeyedList[AlterableConfig] = KeyedList()
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(AlterableConfig)
+                                field = "name"
+                                configs_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                configs_item.value, pos = _w.read_string(buf, pos)
+                                configs_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        resources_item.configs = configs_items
+                    resources_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterConfigsRequest_validate_only(buf, pos)
@@ -498,7 +577,7 @@ def _size_AlterConfigsRequest_v0_1(request: AlterConfigsRequest) -> int:
 # --- AlterConfigsRequest, version 2 (flexible) ---
 
 def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequest, int]:
-    request = AlterConfigsRequest.__new__(AlterConfigsRequest)
+    request = blank_instance(AlterConfigsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -512,11 +591,78 @@ def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequ
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for index in range(resources_n):
-                resources_item, pos = _read_AlterConfigsResource_v2(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(AlterConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n = buf[pos] - 1
+                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configs_n, pos = _w.read_count(buf, pos, True)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: KeyedList[AlterableConfig] = KeyedList()
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(AlterableConfig)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    configs_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        resources_item.configs = configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterConfigsRequest_validate_only(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -137,7 +137,7 @@ class AlterConfigsResponse(GeneratedStruct):
 # --- AlterConfigsResourceResponse, versions 0-1 ---
 
 def _read_AlterConfigsResourceResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
-    response = AlterConfigsResourceResponse.__new__(AlterConfigsResourceResponse)
+    response = blank_instance(AlterConfigsResourceResponse)
     field = ""
     index = 0
     try:
@@ -186,7 +186,7 @@ def _size_AlterConfigsResourceResponse_v0_1(response: AlterConfigsResourceRespon
 # --- AlterConfigsResourceResponse, version 2 (flexible) ---
 
 def _read_AlterConfigsResourceResponse_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
-    response = AlterConfigsResourceResponse.__new__(AlterConfigsResourceResponse)
+    response = blank_instance(AlterConfigsResourceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -263,7 +263,7 @@ def _size_AlterConfigsResourceResponse_v2(response: AlterConfigsResourceResponse
 # --- AlterConfigsResponse, versions 0-1 ---
 
 def _read_AlterConfigsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResponse, int]:
-    response = AlterConfigsResponse.__new__(AlterConfigsResponse)
+    response = blank_instance(AlterConfigsResponse)
     field = ""
     index = 0
     try:
@@ -275,11 +275,30 @@ def _read_AlterConfigsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsR
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[AlterConfigsResourceResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_AlterConfigsResourceResponse_v0_1(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(AlterConfigsResourceResponse)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_AlterConfigsResourceResponse_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    responses_item.error_message, pos = _w.read_string(buf, pos)
+                    field = "resource_type"
+                    (responses_item.resource_type,) = _unpack_AlterConfigsResourceResponse_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    responses_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -321,7 +340,7 @@ def _size_AlterConfigsResponse_v0_1(response: AlterConfigsResponse) -> int:
 # --- AlterConfigsResponse, version 2 (flexible) ---
 
 def _read_AlterConfigsResponse_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResponse, int]:
-    response = AlterConfigsResponse.__new__(AlterConfigsResponse)
+    response = blank_instance(AlterConfigsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -338,11 +357,45 @@ def _read_AlterConfigsResponse_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[AlterConfigsResourceResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_AlterConfigsResourceResponse_v2(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(AlterConfigsResourceResponse)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_AlterConfigsResourceResponse_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "resource_type"
+                    (responses_item.resource_type,) = _unpack_AlterConfigsResourceResponse_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        responses_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        responses_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -180,7 +180,7 @@ class AlterPartitionReassignmentsRequest(GeneratedStruct):
 # --- ReassignablePartition, versions 0-1 (flexible) ---
 
 def _read_ReassignablePartition_v0_1(buf: bytes, pos: int) -> tuple[ReassignablePartition, int]:
-    partition = ReassignablePartition.__new__(ReassignablePartition)
+    partition = blank_instance(ReassignablePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -253,7 +253,7 @@ def _size_ReassignablePartition_v0_1(partition: ReassignablePartition) -> int:
 # --- ReassignableTopic, versions 0-1 (flexible) ---
 
 def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopic, int]:
-    topic = ReassignableTopic.__new__(ReassignableTopic)
+    topic = blank_instance(ReassignableTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -274,11 +274,40 @@ def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ReassignablePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ReassignablePartition_v0_1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ReassignablePartition)
+                    field = "partition_index"
+                    (partitions_item.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            partitions_item.replicas = None
+                        else:
+                            partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -344,7 +373,7 @@ def _size_ReassignableTopic_v0_1(topic: ReassignableTopic) -> int:
 # --- AlterPartitionReassignmentsRequest, version 0 (flexible) ---
 
 def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsRequest, int]:
-    request = AlterPartitionReassignmentsRequest.__new__(AlterPartitionReassignmentsRequest)
+    request = blank_instance(AlterPartitionReassignmentsRequest)
     request.allow_replication_factor_change = True
     field = ""
     index = 0
@@ -362,11 +391,76 @@ def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[A
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ReassignableTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ReassignableTopic_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ReassignableTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ReassignablePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ReassignablePartition)
+                                field = "partition_index"
+                                (partitions_item.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        partitions_item.replicas = None
+                                    else:
+                                        partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -426,7 +520,7 @@ def _size_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassignm
 # --- AlterPartitionReassignmentsRequest, version 1 (flexible) ---
 
 def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsRequest, int]:
-    request = AlterPartitionReassignmentsRequest.__new__(AlterPartitionReassignmentsRequest)
+    request = blank_instance(AlterPartitionReassignmentsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -443,11 +537,76 @@ def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[A
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ReassignableTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ReassignableTopic_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ReassignableTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ReassignablePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ReassignablePartition)
+                                field = "partition_index"
+                                (partitions_item.partition_index,) = _unpack_ReassignablePartition_partition_index(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        partitions_item.replicas = None
+                                    else:
+                                        partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -265,7 +265,7 @@ class AlterPartitionRequest(GeneratedStruct):
 # --- BrokerState, version 3 (flexible) ---
 
 def _read_BrokerState_v3(buf: bytes, pos: int) -> tuple[BrokerState, int]:
-    state = BrokerState.__new__(BrokerState)
+    state = blank_instance(BrokerState)
     field = ""
     index = 0
     try:
@@ -309,7 +309,7 @@ def _size_BrokerState_v3(state: BrokerState) -> int:
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.leader_recovery_state = 0
     field = ""
     index = 0
@@ -322,7 +322,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         new_isr_n = buf[pos] - 1
         new_isr_end = pos + 1 + new_isr_n * 4
         if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-            data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = new_isr_end
         else:
             new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -392,7 +393,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, versions 1-2 (flexible) ---
 
 def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -404,7 +405,8 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         new_isr_n = buf[pos] - 1
         new_isr_end = pos + 1 + new_isr_n * 4
         if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-            data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = new_isr_end
         else:
             new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -472,7 +474,7 @@ def _size_PartitionData_v1_2(data: PartitionData) -> int:
 # --- PartitionData, version 3 (flexible) ---
 
 def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -489,6 +491,8 @@ def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
         if new_isr_with_epochs_n < 0:
             raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+        elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             new_isr_with_epochs_items: list[BrokerState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -496,7 +500,7 @@ def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
             if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
                 for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                    new_isr_with_epochs_item = BrokerState.__new__(BrokerState)
+                    new_isr_with_epochs_item = blank_instance(BrokerState)
                     new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
                     new_isr_with_epochs_item.unknown_tagged_fields = ()
                     new_isr_with_epochs_items.append(new_isr_with_epochs_item)
@@ -569,7 +573,7 @@ def _size_PartitionData_v3(data: PartitionData) -> int:
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -591,11 +595,45 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.leader_recovery_state = 0
+                    field = "partition_index, leader_epoch"
+                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                    pos += 8
+                    field = "new_isr"
+                    new_isr_n = buf[pos] - 1
+                    new_isr_end = pos + 1 + new_isr_n * 4
+                    if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = new_isr_end
+                    else:
+                        new_isr_n, pos = _w.read_count(buf, pos, True)
+                        if new_isr_n < 0:
+                            raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                        else:
+                            partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -661,7 +699,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -683,11 +721,44 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition_index, leader_epoch"
+                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                    pos += 8
+                    field = "new_isr"
+                    new_isr_n = buf[pos] - 1
+                    new_isr_end = pos + 1 + new_isr_n * 4
+                    if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = new_isr_end
+                    else:
+                        new_isr_n, pos = _w.read_count(buf, pos, True)
+                        if new_isr_n < 0:
+                            raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                        else:
+                            partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                    field = "leader_recovery_state, partition_epoch"
+                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                    pos += 5
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -753,7 +824,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- TopicData, version 2 (flexible) ---
 
 def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_name = ''
     field = ""
     index = 0
@@ -770,11 +841,44 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1_2(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition_index, leader_epoch"
+                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                    pos += 8
+                    field = "new_isr"
+                    new_isr_n = buf[pos] - 1
+                    new_isr_end = pos + 1 + new_isr_n * 4
+                    if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = new_isr_end
+                    else:
+                        new_isr_n, pos = _w.read_count(buf, pos, True)
+                        if new_isr_n < 0:
+                            raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                        else:
+                            partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                    field = "leader_recovery_state, partition_epoch"
+                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                    pos += 5
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -833,7 +937,7 @@ def _size_TopicData_v2(data: TopicData) -> int:
 # --- TopicData, version 3 (flexible) ---
 
 def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_name = ''
     field = ""
     index = 0
@@ -850,11 +954,59 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v3(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition_index, leader_epoch"
+                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                    pos += 8
+                    field = "new_isr_with_epochs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    new_isr_with_epochs_n = buf[pos] - 1
+                    if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
+                    if new_isr_with_epochs_n < 0:
+                        raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+                    elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        new_isr_with_epochs_items: list[BrokerState] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
+                        new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
+                        if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
+                            for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
+                                new_isr_with_epochs_item = blank_instance(BrokerState)
+                                new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
+                                new_isr_with_epochs_item.unknown_tagged_fields = ()
+                                new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                            pos = new_isr_with_epochs_end
+                        else:
+                            for index in range(new_isr_with_epochs_n):
+                                new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
+                                new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                        partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
+                    field = "leader_recovery_state, partition_epoch"
+                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                    pos += 5
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -913,7 +1065,7 @@ def _size_TopicData_v3(data: TopicData) -> int:
 # --- AlterPartitionRequest, version 0 (flexible) ---
 
 def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -930,11 +1082,82 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicData)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                partitions_item.leader_recovery_state = 0
+                                field = "partition_index, leader_epoch"
+                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                pos += 8
+                                field = "new_isr"
+                                new_isr_n = buf[pos] - 1
+                                new_isr_end = pos + 1 + new_isr_n * 4
+                                if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = new_isr_end
+                                else:
+                                    new_isr_n, pos = _w.read_count(buf, pos, True)
+                                    if new_isr_n < 0:
+                                        raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                    else:
+                                        partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -992,7 +1215,7 @@ def _size_AlterPartitionRequest_v0(request: AlterPartitionRequest) -> int:
 # --- AlterPartitionRequest, version 1 (flexible) ---
 
 def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1009,11 +1232,81 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicData)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, leader_epoch"
+                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                pos += 8
+                                field = "new_isr"
+                                new_isr_n = buf[pos] - 1
+                                new_isr_end = pos + 1 + new_isr_n * 4
+                                if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = new_isr_end
+                                else:
+                                    new_isr_n, pos = _w.read_count(buf, pos, True)
+                                    if new_isr_n < 0:
+                                        raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                    else:
+                                        partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                                field = "leader_recovery_state, partition_epoch"
+                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                pos += 5
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1071,7 +1364,7 @@ def _size_AlterPartitionRequest_v1(request: AlterPartitionRequest) -> int:
 # --- AlterPartitionRequest, version 2 (flexible) ---
 
 def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1088,11 +1381,76 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicData)
+                    topics_item.topic_name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, leader_epoch"
+                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                pos += 8
+                                field = "new_isr"
+                                new_isr_n = buf[pos] - 1
+                                new_isr_end = pos + 1 + new_isr_n * 4
+                                if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = new_isr_end
+                                else:
+                                    new_isr_n, pos = _w.read_count(buf, pos, True)
+                                    if new_isr_n < 0:
+                                        raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                    else:
+                                        partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                                field = "leader_recovery_state, partition_epoch"
+                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                pos += 5
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1150,7 +1508,7 @@ def _size_AlterPartitionRequest_v2(request: AlterPartitionRequest) -> int:
 # --- AlterPartitionRequest, version 3 (flexible) ---
 
 def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1167,11 +1525,91 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicData)
+                    topics_item.topic_name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, leader_epoch"
+                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                pos += 8
+                                field = "new_isr_with_epochs[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                new_isr_with_epochs_n = buf[pos] - 1
+                                if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
+                                if new_isr_with_epochs_n < 0:
+                                    raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+                                elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    new_isr_with_epochs_items: list[BrokerState] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
+                                    new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
+                                    if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
+                                        for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
+                                            new_isr_with_epochs_item = blank_instance(BrokerState)
+                                            new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
+                                            new_isr_with_epochs_item.unknown_tagged_fields = ()
+                                            new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                                        pos = new_isr_with_epochs_end
+                                    else:
+                                        for index in range(new_isr_with_epochs_n):
+                                            new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
+                                            new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                                    partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
+                                field = "leader_recovery_state, partition_epoch"
+                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                pos += 5
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -159,7 +159,7 @@ class AlterReplicaLogDirsRequest(GeneratedStruct):
 # --- AlterReplicaLogDirTopic, version 1 ---
 
 def _read_AlterReplicaLogDirTopic_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopic, int]:
-    topic = AlterReplicaLogDirTopic.__new__(AlterReplicaLogDirTopic)
+    topic = blank_instance(AlterReplicaLogDirTopic)
     field = ""
     index = 0
     try:
@@ -212,7 +212,7 @@ def _size_AlterReplicaLogDirTopic_v1(topic: AlterReplicaLogDirTopic) -> int:
 # --- AlterReplicaLogDirTopic, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopic, int]:
-    topic = AlterReplicaLogDirTopic.__new__(AlterReplicaLogDirTopic)
+    topic = blank_instance(AlterReplicaLogDirTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -228,7 +228,8 @@ def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplica
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -297,7 +298,7 @@ def _size_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic) -> int:
 # --- AlterReplicaLogDir, version 1 ---
 
 def _read_AlterReplicaLogDir_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDir, int]:
-    alter_replica_log_dir = AlterReplicaLogDir.__new__(AlterReplicaLogDir)
+    alter_replica_log_dir = blank_instance(AlterReplicaLogDir)
     field = ""
     index = 0
     try:
@@ -308,11 +309,28 @@ def _read_AlterReplicaLogDir_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterReplicaLogDirTopic_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AlterReplicaLogDirTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             alter_replica_log_dir.topics = topics_items
         alter_replica_log_dir.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -357,7 +375,7 @@ def _size_AlterReplicaLogDir_v1(alter_replica_log_dir: AlterReplicaLogDir) -> in
 # --- AlterReplicaLogDir, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDir, int]:
-    alter_replica_log_dir = AlterReplicaLogDir.__new__(AlterReplicaLogDir)
+    alter_replica_log_dir = blank_instance(AlterReplicaLogDir)
     field = ""
     index = 0
     size = len(buf)
@@ -378,11 +396,45 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterReplicaLogDirTopic_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AlterReplicaLogDirTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             alter_replica_log_dir.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -448,7 +500,7 @@ def _size_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir) -> in
 # --- AlterReplicaLogDirsRequest, version 1 ---
 
 def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsRequest, int]:
-    request = AlterReplicaLogDirsRequest.__new__(AlterReplicaLogDirsRequest)
+    request = blank_instance(AlterReplicaLogDirsRequest)
     field = ""
     index = 0
     try:
@@ -457,11 +509,50 @@ def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterRepl
         dirs_n, pos = _w.read_count(buf, pos, False)
         if dirs_n < 0:
             raise DecodeError("non-nullable field dirs was null", offset=pos)
+        elif dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for index in range(dirs_n):
-                dirs_item, pos = _read_AlterReplicaLogDir_v1(buf, pos)
+            for dirs_index in range(dirs_n):
+                try:
+                    dirs_item = blank_instance(AlterReplicaLogDir)
+                    field = "path"
+                    dirs_item.path, pos = _w.read_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n, pos = _w.read_count(buf, pos, False)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(AlterReplicaLogDirTopic)
+                                field = "name"
+                                topics_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n, pos = _w.read_count(buf, pos, False)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                topics_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        dirs_item.topics = topics_items
+                    dirs_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "dirs[]", dirs_index
+                    raise failure from None
                 dirs_items.append(dirs_item)
+            field, index = "dirs[]", dirs_index  # as the last call would have left them
             request.dirs = dirs_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -501,7 +592,7 @@ def _size_AlterReplicaLogDirsRequest_v1(request: AlterReplicaLogDirsRequest) -> 
 # --- AlterReplicaLogDirsRequest, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsRequest, int]:
-    request = AlterReplicaLogDirsRequest.__new__(AlterReplicaLogDirsRequest)
+    request = blank_instance(AlterReplicaLogDirsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -515,11 +606,81 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
             dirs_n, pos = _w.read_count(buf, pos, True)
         if dirs_n < 0:
             raise DecodeError("non-nullable field dirs was null", offset=pos)
+        elif dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for index in range(dirs_n):
-                dirs_item, pos = _read_AlterReplicaLogDir_v2(buf, pos)
+            for dirs_index in range(dirs_n):
+                try:
+                    dirs_item = blank_instance(AlterReplicaLogDir)
+                    field = "path"
+                    path_end = pos + buf[pos]
+                    if pos < path_end < pos + 0x80 and path_end <= size:  # the usual case: a short string
+                        dirs_item.path = buf[pos + 1:path_end].decode()
+                        pos = path_end
+                    else:
+                        dirs_item.path, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(AlterReplicaLogDirTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        dirs_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        dirs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        dirs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "dirs[]", dirs_index
+                    raise failure from None
                 dirs_items.append(dirs_item)
+            field, index = "dirs[]", dirs_index  # as the last call would have left them
             request.dirs = dirs_items
         field = "(tagged fields)"
         if buf[pos] == 0:

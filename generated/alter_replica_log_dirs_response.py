@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -170,7 +170,7 @@ class AlterReplicaLogDirsResponse(GeneratedStruct):
 # --- AlterReplicaLogDirPartitionResult, version 1 ---
 
 def _read_AlterReplicaLogDirPartitionResult_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
-    result = AlterReplicaLogDirPartitionResult.__new__(AlterReplicaLogDirPartitionResult)
+    result = blank_instance(AlterReplicaLogDirPartitionResult)
     field = ""
     index = 0
     try:
@@ -202,7 +202,7 @@ def _size_AlterReplicaLogDirPartitionResult_v1(result: AlterReplicaLogDirPartiti
 # --- AlterReplicaLogDirPartitionResult, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirPartitionResult_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
-    result = AlterReplicaLogDirPartitionResult.__new__(AlterReplicaLogDirPartitionResult)
+    result = blank_instance(AlterReplicaLogDirPartitionResult)
     field = ""
     index = 0
     try:
@@ -246,7 +246,7 @@ def _size_AlterReplicaLogDirPartitionResult_v2(result: AlterReplicaLogDirPartiti
 # --- AlterReplicaLogDirTopicResult, version 1 ---
 
 def _read_AlterReplicaLogDirTopicResult_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
-    result = AlterReplicaLogDirTopicResult.__new__(AlterReplicaLogDirTopicResult)
+    result = blank_instance(AlterReplicaLogDirTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -258,6 +258,8 @@ def _read_AlterReplicaLogDirTopicResult_v1(buf: bytes, pos: int) -> tuple[AlterR
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[AlterReplicaLogDirPartitionResult] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -265,7 +267,7 @@ def _read_AlterReplicaLogDirTopicResult_v1(buf: bytes, pos: int) -> tuple[AlterR
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 6:
                 for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v1(partitions_rows):
-                    partitions_item = AlterReplicaLogDirPartitionResult.__new__(AlterReplicaLogDirPartitionResult)
+                    partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
                     partitions_item.partition_index, partitions_item.error_code = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -318,7 +320,7 @@ def _size_AlterReplicaLogDirTopicResult_v1(result: AlterReplicaLogDirTopicResult
 # --- AlterReplicaLogDirTopicResult, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
-    result = AlterReplicaLogDirTopicResult.__new__(AlterReplicaLogDirTopicResult)
+    result = blank_instance(AlterReplicaLogDirTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -339,6 +341,8 @@ def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterR
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[AlterReplicaLogDirPartitionResult] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -346,7 +350,7 @@ def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterR
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
-                    partitions_item = AlterReplicaLogDirPartitionResult.__new__(AlterReplicaLogDirPartitionResult)
+                    partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -420,9 +424,10 @@ def _size_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResult
 # --- AlterReplicaLogDirsResponse, version 1 ---
 
 def _read_AlterReplicaLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsResponse, int]:
-    response = AlterReplicaLogDirsResponse.__new__(AlterReplicaLogDirsResponse)
+    response = blank_instance(AlterReplicaLogDirsResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AlterReplicaLogDirsResponse_throttle_time_ms(buf, pos)
@@ -432,11 +437,46 @@ def _read_AlterReplicaLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[AlterRep
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[AlterReplicaLogDirTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AlterReplicaLogDirTopicResult_v1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(AlterReplicaLogDirTopicResult)
+                    field = "topic_name"
+                    results_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[AlterReplicaLogDirPartitionResult] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 6
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 6:
+                            for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v1(partitions_rows):
+                                partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
+                                partitions_item.partition_index, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v1(buf, pos)
+                                partitions_items.append(partitions_item)
+                        results_item.partitions = partitions_items
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -478,7 +518,7 @@ def _size_AlterReplicaLogDirsResponse_v1(response: AlterReplicaLogDirsResponse) 
 # --- AlterReplicaLogDirsResponse, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsResponse, int]:
-    response = AlterReplicaLogDirsResponse.__new__(AlterReplicaLogDirsResponse)
+    response = blank_instance(AlterReplicaLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -495,11 +535,60 @@ def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterRep
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[AlterReplicaLogDirTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AlterReplicaLogDirTopicResult_v2(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(AlterReplicaLogDirTopicResult)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        results_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        results_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[AlterReplicaLogDirPartitionResult] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 7
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                            for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
+                                partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
+                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
+                                partitions_items.append(partitions_item)
+                        results_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -167,7 +167,7 @@ class AlterShareGroupOffsetsRequest(GeneratedStruct):
 # --- AlterShareGroupOffsetsRequestPartition, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsRequestPartition_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequestPartition, int]:
-    partition = AlterShareGroupOffsetsRequestPartition.__new__(AlterShareGroupOffsetsRequestPartition)
+    partition = blank_instance(AlterShareGroupOffsetsRequestPartition)
     field = ""
     index = 0
     try:
@@ -211,7 +211,7 @@ def _size_AlterShareGroupOffsetsRequestPartition_v0(partition: AlterShareGroupOf
 # --- AlterShareGroupOffsetsRequestTopic, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequestTopic, int]:
-    topic = AlterShareGroupOffsetsRequestTopic.__new__(AlterShareGroupOffsetsRequestTopic)
+    topic = blank_instance(AlterShareGroupOffsetsRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -232,6 +232,8 @@ def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[A
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -239,7 +241,7 @@ def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[A
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
                 for partitions_row in _rows_AlterShareGroupOffsetsRequestPartition_v0(partitions_rows):
-                    partitions_item = AlterShareGroupOffsetsRequestPartition.__new__(AlterShareGroupOffsetsRequestPartition)
+                    partitions_item = blank_instance(AlterShareGroupOffsetsRequestPartition)
                     partitions_item.partition_index, partitions_item.start_offset, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -313,7 +315,7 @@ def _size_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsReq
 # --- AlterShareGroupOffsetsRequest, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequest, int]:
-    request = AlterShareGroupOffsetsRequest.__new__(AlterShareGroupOffsetsRequest)
+    request = blank_instance(AlterShareGroupOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -334,11 +336,60 @@ def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterS
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AlterShareGroupOffsetsRequestTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterShareGroupOffsetsRequestTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AlterShareGroupOffsetsRequestTopic)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 13
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                            for partitions_row in _rows_AlterShareGroupOffsetsRequestPartition_v0(partitions_rows):
+                                partitions_item = blank_instance(AlterShareGroupOffsetsRequestPartition)
+                                partitions_item.partition_index, partitions_item.start_offset, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_AlterShareGroupOffsetsRequestPartition_v0(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

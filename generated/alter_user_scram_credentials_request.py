@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -187,7 +187,7 @@ class AlterUserScramCredentialsRequest(GeneratedStruct):
 # --- ScramCredentialDeletion, version 0 (flexible) ---
 
 def _read_ScramCredentialDeletion_v0(buf: bytes, pos: int) -> tuple[ScramCredentialDeletion, int]:
-    deletion = ScramCredentialDeletion.__new__(ScramCredentialDeletion)
+    deletion = blank_instance(ScramCredentialDeletion)
     field = ""
     index = 0
     size = len(buf)
@@ -249,7 +249,7 @@ def _size_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion) -> int:
 # --- ScramCredentialUpsertion, version 0 (flexible) ---
 
 def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int) -> tuple[ScramCredentialUpsertion, int]:
-    upsertion = ScramCredentialUpsertion.__new__(ScramCredentialUpsertion)
+    upsertion = blank_instance(ScramCredentialUpsertion)
     field = ""
     index = 0
     size = len(buf)
@@ -325,7 +325,7 @@ def _size_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion) -> in
 # --- AlterUserScramCredentialsRequest, version 0 (flexible) ---
 
 def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[AlterUserScramCredentialsRequest, int]:
-    request = AlterUserScramCredentialsRequest.__new__(AlterUserScramCredentialsRequest)
+    request = blank_instance(AlterUserScramCredentialsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -339,11 +339,35 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
             deletions_n, pos = _w.read_count(buf, pos, True)
         if deletions_n < 0:
             raise DecodeError("non-nullable field deletions was null", offset=pos)
+        elif deletions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             deletions_items: list[ScramCredentialDeletion] = []
-            for index in range(deletions_n):
-                deletions_item, pos = _read_ScramCredentialDeletion_v0(buf, pos)
+            for deletions_index in range(deletions_n):
+                try:
+                    deletions_item = blank_instance(ScramCredentialDeletion)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        deletions_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        deletions_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "mechanism"
+                    (deletions_item.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        deletions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        deletions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "deletions[]", deletions_index
+                    raise failure from None
                 deletions_items.append(deletions_item)
+            field, index = "deletions[]", deletions_index  # as the last call would have left them
             request.deletions = deletions_items
         field = "upsertions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -354,11 +378,39 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
             upsertions_n, pos = _w.read_count(buf, pos, True)
         if upsertions_n < 0:
             raise DecodeError("non-nullable field upsertions was null", offset=pos)
+        elif upsertions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             upsertions_items: list[ScramCredentialUpsertion] = []
-            for index in range(upsertions_n):
-                upsertions_item, pos = _read_ScramCredentialUpsertion_v0(buf, pos)
+            for upsertions_index in range(upsertions_n):
+                try:
+                    upsertions_item = blank_instance(ScramCredentialUpsertion)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        upsertions_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        upsertions_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "mechanism, iterations"
+                    upsertions_item.mechanism, upsertions_item.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
+                    pos += 5
+                    field = "salt"
+                    upsertions_item.salt, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "salted_password"
+                    upsertions_item.salted_password, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        upsertions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        upsertions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "upsertions[]", upsertions_index
+                    raise failure from None
                 upsertions_items.append(upsertions_item)
+            field, index = "upsertions[]", upsertions_index  # as the last call would have left them
             request.upsertions = upsertions_items
         field = "(tagged fields)"
         if buf[pos] == 0:

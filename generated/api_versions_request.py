@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ApiVersionsRequest(GeneratedStruct):
@@ -71,7 +71,7 @@ class ApiVersionsRequest(GeneratedStruct):
 # --- ApiVersionsRequest, versions 0-2 ---
 
 def _read_ApiVersionsRequest_v0_2(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    request = ApiVersionsRequest.__new__(ApiVersionsRequest)
+    request = blank_instance(ApiVersionsRequest)
     request.client_software_name = ''
     request.client_software_version = ''
     field = ""
@@ -101,7 +101,7 @@ def _size_ApiVersionsRequest_v0_2(request: ApiVersionsRequest) -> int:
 # --- ApiVersionsRequest, versions 3-4 (flexible) ---
 
 def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    request = ApiVersionsRequest.__new__(ApiVersionsRequest)
+    request = blank_instance(ApiVersionsRequest)
     field = ""
     index = 0
     size = len(buf)

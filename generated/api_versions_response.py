@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -273,7 +273,7 @@ class ApiVersionsResponse(GeneratedStruct):
 # --- ApiVersion, versions 0-2 ---
 
 def _read_ApiVersion_v0_2(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    api_version = ApiVersion.__new__(ApiVersion)
+    api_version = blank_instance(ApiVersion)
     field = ""
     index = 0
     try:
@@ -305,7 +305,7 @@ def _size_ApiVersion_v0_2(api_version: ApiVersion) -> int:
 # --- ApiVersion, versions 3-4 (flexible) ---
 
 def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    api_version = ApiVersion.__new__(ApiVersion)
+    api_version = blank_instance(ApiVersion)
     field = ""
     index = 0
     try:
@@ -349,7 +349,7 @@ def _size_ApiVersion_v3_4(api_version: ApiVersion) -> int:
 # --- SupportedFeatureKey, versions 3-4 (flexible) ---
 
 def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatureKey, int]:
-    key = SupportedFeatureKey.__new__(SupportedFeatureKey)
+    key = blank_instance(SupportedFeatureKey)
     field = ""
     index = 0
     size = len(buf)
@@ -411,7 +411,7 @@ def _size_SupportedFeatureKey_v3_4(key: SupportedFeatureKey) -> int:
 # --- FinalizedFeatureKey, versions 3-4 (flexible) ---
 
 def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatureKey, int]:
-    key = FinalizedFeatureKey.__new__(FinalizedFeatureKey)
+    key = blank_instance(FinalizedFeatureKey)
     field = ""
     index = 0
     size = len(buf)
@@ -473,7 +473,7 @@ def _size_FinalizedFeatureKey_v3_4(key: FinalizedFeatureKey) -> int:
 # --- ApiVersionsResponse, version 0 ---
 
 def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    response = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    response = blank_instance(ApiVersionsResponse)
     response.throttle_time_ms = 0
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
@@ -489,6 +489,8 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
+        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -496,7 +498,7 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
             api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 6:
                 for api_keys_row in _rows_ApiVersion_v0_2(api_keys_rows):
-                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item = blank_instance(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_items.append(api_keys_item)
@@ -546,7 +548,7 @@ def _size_ApiVersionsResponse_v0(response: ApiVersionsResponse) -> int:
 # --- ApiVersionsResponse, versions 1-2 ---
 
 def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    response = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    response = blank_instance(ApiVersionsResponse)
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
     field = ""
@@ -561,6 +563,8 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
+        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -568,7 +572,7 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 6:
                 for api_keys_row in _rows_ApiVersion_v0_2(api_keys_rows):
-                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item = blank_instance(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_items.append(api_keys_item)
@@ -623,7 +627,7 @@ def _size_ApiVersionsResponse_v1_2(response: ApiVersionsResponse) -> int:
 # --- ApiVersionsResponse, versions 3-4 (flexible) ---
 
 def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    response = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    response = blank_instance(ApiVersionsResponse)
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
     field = ""
@@ -642,6 +646,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_n, pos = _w.read_count(buf, pos, True)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
+        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -649,7 +655,7 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 7 and not any(api_keys_rows[6::7]):
                 for api_keys_row in _rows_ApiVersion_v3_4(api_keys_rows):
-                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item = blank_instance(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_items.append(api_keys_item)
@@ -691,11 +697,35 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         supported_features_n, pos = _w.read_count(buf, pos, True)
                     if supported_features_n < 0:
                         raise DecodeError("non-nullable field supported_features was null", offset=pos)
+                    elif supported_features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
-                        for index in range(supported_features_n):
-                            supported_features_item, pos = _read_SupportedFeatureKey_v3_4(buf, pos)
+                        for supported_features_index in range(supported_features_n):
+                            try:
+                                supported_features_item = blank_instance(SupportedFeatureKey)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    supported_features_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    supported_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "min_version, max_version"
+                                supported_features_item.min_version, supported_features_item.max_version = _unpack_SupportedFeatureKey_min_version_max_version(buf, pos)
+                                pos += 4
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    supported_features_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    supported_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "supported_features[]", supported_features_index
+                                raise failure from None
                             supported_features_items.append(supported_features_item)
+                        field, index = "supported_features[]", supported_features_index  # as the last call would have left them
                         response.supported_features = supported_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (supported_features) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -715,11 +745,35 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         finalized_features_n, pos = _w.read_count(buf, pos, True)
                     if finalized_features_n < 0:
                         raise DecodeError("non-nullable field finalized_features was null", offset=pos)
+                    elif finalized_features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
-                        for index in range(finalized_features_n):
-                            finalized_features_item, pos = _read_FinalizedFeatureKey_v3_4(buf, pos)
+                        for finalized_features_index in range(finalized_features_n):
+                            try:
+                                finalized_features_item = blank_instance(FinalizedFeatureKey)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    finalized_features_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    finalized_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "max_version_level, min_version_level"
+                                finalized_features_item.max_version_level, finalized_features_item.min_version_level = _unpack_FinalizedFeatureKey_max_version_level_min_version_level(buf, pos)
+                                pos += 4
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    finalized_features_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    finalized_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "finalized_features[]", finalized_features_index
+                                raise failure from None
                             finalized_features_items.append(finalized_features_item)
+                        field, index = "finalized_features[]", finalized_features_index  # as the last call would have left them
                         response.finalized_features = finalized_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (finalized_features) ends at byte {pos}, its payload at {end}", offset=pos)

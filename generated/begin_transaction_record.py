@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class BeginTransactionRecord(GeneratedStruct):
@@ -64,7 +64,7 @@ class BeginTransactionRecord(GeneratedStruct):
 # --- BeginTransactionRecord, version 0 (flexible) ---
 
 def _read_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransactionRecord, int]:
-    record = BeginTransactionRecord.__new__(BeginTransactionRecord)
+    record = blank_instance(BeginTransactionRecord)
     record.name = None
     field = ""
     index = 0

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -110,7 +110,7 @@ class BrokerHeartbeatRequest(GeneratedStruct):
 # --- BrokerHeartbeatRequest, version 0 (flexible) ---
 
 def _read_BrokerHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
-    request = BrokerHeartbeatRequest.__new__(BrokerHeartbeatRequest)
+    request = blank_instance(BrokerHeartbeatRequest)
     request.cordoned_log_dirs = None
     field = ""
     index = 0
@@ -159,7 +159,7 @@ def _size_BrokerHeartbeatRequest_v0(request: BrokerHeartbeatRequest) -> int:
 # --- BrokerHeartbeatRequest, version 1 (flexible) ---
 
 def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
-    request = BrokerHeartbeatRequest.__new__(BrokerHeartbeatRequest)
+    request = blank_instance(BrokerHeartbeatRequest)
     request.cordoned_log_dirs = None
     field = ""
     index = 0
@@ -197,6 +197,8 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                         offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if offline_log_dirs_n < 0:
                         raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                    elif offline_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         offline_log_dirs_items: list[UUID] = []
                         for index in range(offline_log_dirs_n):
@@ -268,7 +270,7 @@ def _size_BrokerHeartbeatRequest_v1(request: BrokerHeartbeatRequest) -> int:
 # --- BrokerHeartbeatRequest, version 2 (flexible) ---
 
 def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbeatRequest, int]:
-    request = BrokerHeartbeatRequest.__new__(BrokerHeartbeatRequest)
+    request = blank_instance(BrokerHeartbeatRequest)
     request.cordoned_log_dirs = None
     field = ""
     index = 0
@@ -306,6 +308,8 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                         offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if offline_log_dirs_n < 0:
                         raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                    elif offline_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         offline_log_dirs_items: list[UUID] = []
                         for index in range(offline_log_dirs_n):
@@ -324,6 +328,8 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                         cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if cordoned_log_dirs_n < 0:
                         request.cordoned_log_dirs = None
+                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
+                        request.cordoned_log_dirs = []
                     else:
                         cordoned_log_dirs_items: list[UUID] = []
                         for index in range(cordoned_log_dirs_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -95,7 +95,7 @@ class BrokerHeartbeatResponse(GeneratedStruct):
 # --- BrokerHeartbeatResponse, versions 0-2 (flexible) ---
 
 def _read_BrokerHeartbeatResponse_v0_2(buf: bytes, pos: int) -> tuple[BrokerHeartbeatResponse, int]:
-    response = BrokerHeartbeatResponse.__new__(BrokerHeartbeatResponse)
+    response = blank_instance(BrokerHeartbeatResponse)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -99,7 +99,7 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
 # --- BrokerRegistrationChangeRecord, version 0 (flexible) ---
 
 def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    record = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
+    record = blank_instance(BrokerRegistrationChangeRecord)
     record.in_controlled_shutdown = 0
     record.fenced = 0
     field = ""
@@ -183,7 +183,7 @@ def _size_BrokerRegistrationChangeRecord_v0(record: BrokerRegistrationChangeReco
 # --- BrokerRegistrationChangeRecord, version 1 (flexible) ---
 
 def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    record = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
+    record = blank_instance(BrokerRegistrationChangeRecord)
     record.fenced = 0
     record.in_controlled_shutdown = 0
     field = ""
@@ -281,7 +281,7 @@ def _size_BrokerRegistrationChangeRecord_v1(record: BrokerRegistrationChangeReco
 # --- BrokerRegistrationChangeRecord, version 2 (flexible) ---
 
 def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    record = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
+    record = blank_instance(BrokerRegistrationChangeRecord)
     record.fenced = 0
     record.in_controlled_shutdown = 0
     field = ""
@@ -332,6 +332,8 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
                         log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+                    elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         log_dirs_items: list[UUID] = []
                         for index in range(log_dirs_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -84,7 +84,7 @@ class BrokerRegistrationResponse(GeneratedStruct):
 # --- BrokerRegistrationResponse, versions 0-5 (flexible) ---
 
 def _read_BrokerRegistrationResponse_v0_5(buf: bytes, pos: int) -> tuple[BrokerRegistrationResponse, int]:
-    response = BrokerRegistrationResponse.__new__(BrokerRegistrationResponse)
+    response = blank_instance(BrokerRegistrationResponse)
     field = ""
     index = 0
     try:

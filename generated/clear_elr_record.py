@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ClearElrRecord(GeneratedStruct):
@@ -64,7 +64,7 @@ class ClearElrRecord(GeneratedStruct):
 # --- ClearElrRecord, version 0 (flexible) ---
 
 def _read_ClearElrRecord_v0(buf: bytes, pos: int) -> tuple[ClearElrRecord, int]:
-    record = ClearElrRecord.__new__(ClearElrRecord)
+    record = blank_instance(ClearElrRecord)
     field = ""
     index = 0
     size = len(buf)

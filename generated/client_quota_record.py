@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -132,7 +132,7 @@ class ClientQuotaRecord(GeneratedStruct):
 # --- EntityData, version 0 (flexible) ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -199,7 +199,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- ClientQuotaRecord, version 0 (flexible) ---
 
 def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord, int]:
-    record = ClientQuotaRecord.__new__(ClientQuotaRecord)
+    record = blank_instance(ClientQuotaRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -213,11 +213,39 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v0(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_type_end = pos + buf[pos]
+                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                        pos = entity_type_end
+                    else:
+                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_name_end = pos + buf[pos]
+                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                        pos = entity_name_end
+                    else:
+                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entity_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             record.entity = entity_items
         field = "key"
         key_end = pos + buf[pos]

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupCurrentMemberAssignmentKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class ConsumerGroupCurrentMemberAssignmentKey(GeneratedStruct):
 # --- ConsumerGroupCurrentMemberAssignmentKey, version 0 ---
 
 def _read_ConsumerGroupCurrentMemberAssignmentKey_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupCurrentMemberAssignmentKey, int]:
-    key = ConsumerGroupCurrentMemberAssignmentKey.__new__(ConsumerGroupCurrentMemberAssignmentKey)
+    key = blank_instance(ConsumerGroupCurrentMemberAssignmentKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -151,7 +151,7 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
 # --- TopicPartitions, version 0 (flexible) ---
 
 def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -162,7 +162,8 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -194,7 +195,8 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
                     assignment_epochs_n = buf[pos] - 1
                     assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                     if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                        partitions.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = assignment_epochs_end
                     else:
                         assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -280,7 +282,7 @@ def _size_TopicPartitions_v0(partitions: TopicPartitions) -> int:
 # --- ConsumerGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupCurrentMemberAssignmentValue, int]:
-    value = ConsumerGroupCurrentMemberAssignmentValue.__new__(ConsumerGroupCurrentMemberAssignmentValue)
+    value = blank_instance(ConsumerGroupCurrentMemberAssignmentValue)
     field = ""
     index = 0
     size = len(buf)
@@ -297,11 +299,73 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
             assigned_partitions_n, pos = _w.read_count(buf, pos, True)
         if assigned_partitions_n < 0:
             raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+        elif assigned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assigned_partitions_items: list[TopicPartitions] = []
-            for index in range(assigned_partitions_n):
-                assigned_partitions_item, pos = _read_TopicPartitions_v0(buf, pos)
+            for assigned_partitions_index in range(assigned_partitions_n):
+                try:
+                    assigned_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic_id"
+                    assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assigned_partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "assignment_epochs"
+                                assignment_epochs_n = buf[pos] - 1
+                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        assigned_partitions_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = assignment_epochs_end
+                                else:
+                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                    if assignment_epochs_n < 0:
+                                        assigned_partitions_item.assignment_epochs = None
+                                    else:
+                                        assigned_partitions_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        assigned_partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assigned_partitions[]", assigned_partitions_index
+                    raise failure from None
                 assigned_partitions_items.append(assigned_partitions_item)
+            field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
             value.assigned_partitions = assigned_partitions_items
         field = "partitions_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -312,11 +376,73 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
             partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if partitions_pending_revocation_n < 0:
             raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
+        elif partitions_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_pending_revocation_items: list[TopicPartitions] = []
-            for index in range(partitions_pending_revocation_n):
-                partitions_pending_revocation_item, pos = _read_TopicPartitions_v0(buf, pos)
+            for partitions_pending_revocation_index in range(partitions_pending_revocation_n):
+                try:
+                    partitions_pending_revocation_item = blank_instance(TopicPartitions)
+                    field = "topic_id"
+                    partitions_pending_revocation_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            partitions_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_pending_revocation_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "assignment_epochs"
+                                assignment_epochs_n = buf[pos] - 1
+                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = assignment_epochs_end
+                                else:
+                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                    if assignment_epochs_n < 0:
+                                        partitions_pending_revocation_item.assignment_epochs = None
+                                    else:
+                                        partitions_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index
+                    raise failure from None
                 partitions_pending_revocation_items.append(partitions_pending_revocation_item)
+            field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index  # as the last call would have left them
             value.partitions_pending_revocation = partitions_pending_revocation_items
         field = "(tagged fields)"
         if buf[pos] == 0:

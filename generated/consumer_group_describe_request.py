@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -76,7 +76,7 @@ class ConsumerGroupDescribeRequest(GeneratedStruct):
 # --- ConsumerGroupDescribeRequest, versions 0-1 (flexible) ---
 
 def _read_ConsumerGroupDescribeRequest_v0_1(buf: bytes, pos: int) -> tuple[ConsumerGroupDescribeRequest, int]:
-    request = ConsumerGroupDescribeRequest.__new__(ConsumerGroupDescribeRequest)
+    request = blank_instance(ConsumerGroupDescribeRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -90,6 +90,8 @@ def _read_ConsumerGroupDescribeRequest_v0_1(buf: bytes, pos: int) -> tuple[Consu
             group_ids_n, pos = _w.read_count(buf, pos, True)
         if group_ids_n < 0:
             raise DecodeError("non-nullable field group_ids was null", offset=pos)
+        elif group_ids_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             group_ids_items: list[str] = []
             for index in range(group_ids_n):

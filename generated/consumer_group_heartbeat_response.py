@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -198,7 +198,7 @@ class ConsumerGroupHeartbeatResponse(GeneratedStruct):
 # --- TopicPartitions, versions 0-1 (flexible) ---
 
 def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -209,7 +209,8 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -271,7 +272,7 @@ def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
 # --- Assignment, versions 0-1 (flexible) ---
 
 def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
-    assignment = Assignment.__new__(Assignment)
+    assignment = blank_instance(Assignment)
     field = ""
     index = 0
     size = len(buf)
@@ -285,11 +286,40 @@ def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic_id"
+                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             assignment.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -345,7 +375,7 @@ def _size_Assignment_v0_1(assignment: Assignment) -> int:
 # --- ConsumerGroupHeartbeatResponse, versions 0-1 (flexible) ---
 
 def _read_ConsumerGroupHeartbeatResponse_v0_1(buf: bytes, pos: int) -> tuple[ConsumerGroupHeartbeatResponse, int]:
-    response = ConsumerGroupHeartbeatResponse.__new__(ConsumerGroupHeartbeatResponse)
+    response = blank_instance(ConsumerGroupHeartbeatResponse)
     field = ""
     index = 0
     size = len(buf)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupMemberMetadataKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class ConsumerGroupMemberMetadataKey(GeneratedStruct):
 # --- ConsumerGroupMemberMetadataKey, version 0 ---
 
 def _read_ConsumerGroupMemberMetadataKey_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupMemberMetadataKey, int]:
-    key = ConsumerGroupMemberMetadataKey.__new__(ConsumerGroupMemberMetadataKey)
+    key = blank_instance(ConsumerGroupMemberMetadataKey)
     field = ""
     index = 0
     try:

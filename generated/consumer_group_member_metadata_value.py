@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -210,7 +210,7 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
 # --- ClassicProtocol, version 0 (flexible) ---
 
 def _read_ClassicProtocol_v0(buf: bytes, pos: int) -> tuple[ClassicProtocol, int]:
-    protocol = ClassicProtocol.__new__(ClassicProtocol)
+    protocol = blank_instance(ClassicProtocol)
     field = ""
     index = 0
     size = len(buf)
@@ -274,7 +274,7 @@ def _size_ClassicProtocol_v0(protocol: ClassicProtocol) -> int:
 # --- ClassicMemberMetadata, version 0 (flexible) ---
 
 def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberMetadata, int]:
-    metadata = ClassicMemberMetadata.__new__(ClassicMemberMetadata)
+    metadata = blank_instance(ClassicMemberMetadata)
     field = ""
     index = 0
     size = len(buf)
@@ -291,11 +291,34 @@ def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberM
             supported_protocols_n, pos = _w.read_count(buf, pos, True)
         if supported_protocols_n < 0:
             raise DecodeError("non-nullable field supported_protocols was null", offset=pos)
+        elif supported_protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             supported_protocols_items: list[ClassicProtocol] = []
-            for index in range(supported_protocols_n):
-                supported_protocols_item, pos = _read_ClassicProtocol_v0(buf, pos)
+            for supported_protocols_index in range(supported_protocols_n):
+                try:
+                    supported_protocols_item = blank_instance(ClassicProtocol)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        supported_protocols_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        supported_protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "metadata"
+                    supported_protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        supported_protocols_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        supported_protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "supported_protocols[]", supported_protocols_index
+                    raise failure from None
                 supported_protocols_items.append(supported_protocols_item)
+            field, index = "supported_protocols[]", supported_protocols_index  # as the last call would have left them
             metadata.supported_protocols = supported_protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -353,7 +376,7 @@ def _size_ClassicMemberMetadata_v0(metadata: ClassicMemberMetadata) -> int:
 # --- ConsumerGroupMemberMetadataValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupMemberMetadataValue, int]:
-    value = ConsumerGroupMemberMetadataValue.__new__(ConsumerGroupMemberMetadataValue)
+    value = blank_instance(ConsumerGroupMemberMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -395,6 +418,8 @@ def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Con
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class ConsumerGroupMetadataKey(GeneratedStruct):
 # --- ConsumerGroupMetadataKey, version 0 ---
 
 def _read_ConsumerGroupMetadataKey_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupMetadataKey, int]:
-    key = ConsumerGroupMetadataKey.__new__(ConsumerGroupMetadataKey)
+    key = blank_instance(ConsumerGroupMetadataKey)
     field = ""
     index = 0
     try:

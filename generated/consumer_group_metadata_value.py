@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -86,7 +86,7 @@ class ConsumerGroupMetadataValue(GeneratedStruct):
 # --- ConsumerGroupMetadataValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupMetadataValue, int]:
-    value = ConsumerGroupMetadataValue.__new__(ConsumerGroupMetadataValue)
+    value = blank_instance(ConsumerGroupMetadataValue)
     value.metadata_hash = 0
     value.creation_time_ms = -1
     field = ""

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupPartitionMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class ConsumerGroupPartitionMetadataKey(GeneratedStruct):
 # --- ConsumerGroupPartitionMetadataKey, version 0 ---
 
 def _read_ConsumerGroupPartitionMetadataKey_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupPartitionMetadataKey, int]:
-    key = ConsumerGroupPartitionMetadataKey.__new__(ConsumerGroupPartitionMetadataKey)
+    key = blank_instance(ConsumerGroupPartitionMetadataKey)
     field = ""
     index = 0
     try:

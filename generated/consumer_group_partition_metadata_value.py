@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -177,7 +177,7 @@ class ConsumerGroupPartitionMetadataValue(GeneratedStruct):
 # --- PartitionMetadata, version 0 (flexible) ---
 
 def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata, int]:
-    metadata = PartitionMetadata.__new__(PartitionMetadata)
+    metadata = blank_instance(PartitionMetadata)
     field = ""
     index = 0
     size = len(buf)
@@ -194,6 +194,8 @@ def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata,
             racks_n, pos = _w.read_count(buf, pos, True)
         if racks_n < 0:
             raise DecodeError("non-nullable field racks was null", offset=pos)
+        elif racks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             racks_items: list[str] = []
             for index in range(racks_n):
@@ -260,7 +262,7 @@ def _size_PartitionMetadata_v0(metadata: PartitionMetadata) -> int:
 # --- TopicMetadata, version 0 (flexible) ---
 
 def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
-    metadata = TopicMetadata.__new__(TopicMetadata)
+    metadata = blank_instance(TopicMetadata)
     field = ""
     index = 0
     size = len(buf)
@@ -286,11 +288,45 @@ def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
             partition_metadata_n, pos = _w.read_count(buf, pos, True)
         if partition_metadata_n < 0:
             raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+        elif partition_metadata_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_metadata_items: list[PartitionMetadata] = []
-            for index in range(partition_metadata_n):
-                partition_metadata_item, pos = _read_PartitionMetadata_v0(buf, pos)
+            for partition_metadata_index in range(partition_metadata_n):
+                try:
+                    partition_metadata_item = blank_instance(PartitionMetadata)
+                    field = "partition"
+                    (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
+                    pos += 4
+                    field = "racks"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    racks_n = buf[pos] - 1
+                    if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        racks_n, pos = _w.read_count(buf, pos, True)
+                    if racks_n < 0:
+                        raise DecodeError("non-nullable field racks was null", offset=pos)
+                    elif racks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        racks_items: list[str] = []
+                        for index in range(racks_n):
+                            racks_item, pos = _w.read_compact_string_nn(buf, pos)
+                            racks_items.append(racks_item)
+                        partition_metadata_item.racks = racks_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_metadata_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_metadata[]", partition_metadata_index
+                    raise failure from None
                 partition_metadata_items.append(partition_metadata_item)
+            field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
             metadata.partition_metadata = partition_metadata_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -361,7 +397,7 @@ def _size_TopicMetadata_v0(metadata: TopicMetadata) -> int:
 # --- ConsumerGroupPartitionMetadataValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupPartitionMetadataValue, int]:
-    value = ConsumerGroupPartitionMetadataValue.__new__(ConsumerGroupPartitionMetadataValue)
+    value = blank_instance(ConsumerGroupPartitionMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -375,11 +411,86 @@ def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicMetadata] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicMetadata_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicMetadata)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "num_partitions"
+                    (topics_item.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
+                    pos += 4
+                    field = "partition_metadata[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_metadata_n = buf[pos] - 1
+                    if partition_metadata_n < 0x7F and partition_metadata_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_metadata_n, pos = _w.read_count(buf, pos, True)
+                    if partition_metadata_n < 0:
+                        raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+                    elif partition_metadata_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_metadata_items: list[PartitionMetadata] = []
+                        for partition_metadata_index in range(partition_metadata_n):
+                            try:
+                                partition_metadata_item = blank_instance(PartitionMetadata)
+                                field = "partition"
+                                (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
+                                pos += 4
+                                field = "racks"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                racks_n = buf[pos] - 1
+                                if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    racks_n, pos = _w.read_count(buf, pos, True)
+                                if racks_n < 0:
+                                    raise DecodeError("non-nullable field racks was null", offset=pos)
+                                elif racks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    racks_items: list[str] = []
+                                    for index in range(racks_n):
+                                        racks_item, pos = _w.read_compact_string_nn(buf, pos)
+                                        racks_items.append(racks_item)
+                                    partition_metadata_item.racks = racks_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_metadata_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_metadata[]", partition_metadata_index
+                                raise failure from None
+                            partition_metadata_items.append(partition_metadata_item)
+                        field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
+                        topics_item.partition_metadata = partition_metadata_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             value.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupRegularExpressionKey(GeneratedStruct):
@@ -72,7 +72,7 @@ class ConsumerGroupRegularExpressionKey(GeneratedStruct):
 # --- ConsumerGroupRegularExpressionKey, version 0 ---
 
 def _read_ConsumerGroupRegularExpressionKey_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupRegularExpressionKey, int]:
-    key = ConsumerGroupRegularExpressionKey.__new__(ConsumerGroupRegularExpressionKey)
+    key = blank_instance(ConsumerGroupRegularExpressionKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -82,7 +82,7 @@ class ConsumerGroupRegularExpressionValue(GeneratedStruct):
 # --- ConsumerGroupRegularExpressionValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupRegularExpressionValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupRegularExpressionValue, int]:
-    value = ConsumerGroupRegularExpressionValue.__new__(ConsumerGroupRegularExpressionValue)
+    value = blank_instance(ConsumerGroupRegularExpressionValue)
     field = ""
     index = 0
     size = len(buf)
@@ -96,6 +96,8 @@ def _read_ConsumerGroupRegularExpressionValue_v0(buf: bytes, pos: int) -> tuple[
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupTargetAssignmentMemberKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class ConsumerGroupTargetAssignmentMemberKey(GeneratedStruct):
 # --- ConsumerGroupTargetAssignmentMemberKey, version 0 ---
 
 def _read_ConsumerGroupTargetAssignmentMemberKey_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupTargetAssignmentMemberKey, int]:
-    key = ConsumerGroupTargetAssignmentMemberKey.__new__(ConsumerGroupTargetAssignmentMemberKey)
+    key = blank_instance(ConsumerGroupTargetAssignmentMemberKey)
     field = ""
     index = 0
     try:

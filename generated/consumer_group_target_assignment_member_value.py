@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -118,7 +118,7 @@ class ConsumerGroupTargetAssignmentMemberValue(GeneratedStruct):
 # --- TopicPartition, version 0 (flexible) ---
 
 def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -129,7 +129,8 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -191,7 +192,7 @@ def _size_TopicPartition_v0(partition: TopicPartition) -> int:
 # --- ConsumerGroupTargetAssignmentMemberValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupTargetAssignmentMemberValue, int]:
-    value = ConsumerGroupTargetAssignmentMemberValue.__new__(ConsumerGroupTargetAssignmentMemberValue)
+    value = blank_instance(ConsumerGroupTargetAssignmentMemberValue)
     field = ""
     index = 0
     size = len(buf)
@@ -205,11 +206,40 @@ def _read_ConsumerGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> t
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: list[TopicPartition] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartition)
+                    field = "topic_id"
+                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             value.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:

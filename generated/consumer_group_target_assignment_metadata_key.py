@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ConsumerGroupTargetAssignmentMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class ConsumerGroupTargetAssignmentMetadataKey(GeneratedStruct):
 # --- ConsumerGroupTargetAssignmentMetadataKey, version 0 ---
 
 def _read_ConsumerGroupTargetAssignmentMetadataKey_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupTargetAssignmentMetadataKey, int]:
-    key = ConsumerGroupTargetAssignmentMetadataKey.__new__(ConsumerGroupTargetAssignmentMetadataKey)
+    key = blank_instance(ConsumerGroupTargetAssignmentMetadataKey)
     field = ""
     index = 0
     try:

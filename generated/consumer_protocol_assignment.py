@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class TopicPartition(GeneratedStruct):
@@ -116,7 +116,7 @@ class ConsumerProtocolAssignment(GeneratedStruct):
 # --- TopicPartition, versions 0-3 ---
 
 def _read_TopicPartition_v0_3(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     try:
@@ -169,7 +169,7 @@ def _size_TopicPartition_v0_3(partition: TopicPartition) -> int:
 # --- ConsumerProtocolAssignment, versions 0-3 ---
 
 def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int) -> tuple[ConsumerProtocolAssignment, int]:
-    assignment = ConsumerProtocolAssignment.__new__(ConsumerProtocolAssignment)
+    assignment = blank_instance(ConsumerProtocolAssignment)
     field = ""
     index = 0
     try:
@@ -178,11 +178,28 @@ def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int) -> tuple[Consume
         assigned_partitions_n, pos = _w.read_count(buf, pos, False)
         if assigned_partitions_n < 0:
             raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+        elif assigned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assigned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(assigned_partitions_n):
-                assigned_partitions_item, pos = _read_TopicPartition_v0_3(buf, pos)
+            for assigned_partitions_index in range(assigned_partitions_n):
+                try:
+                    assigned_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    assigned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    assigned_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assigned_partitions[]", assigned_partitions_index
+                    raise failure from None
                 assigned_partitions_items.append(assigned_partitions_item)
+            field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
             assignment.assigned_partitions = assigned_partitions_items
         field = "user_data"
         assignment.user_data, pos = _w.read_bytes(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -139,7 +139,7 @@ class ConsumerProtocolSubscription(GeneratedStruct):
 # --- TopicPartition, versions 1-3 ---
 
 def _read_TopicPartition_v1_3(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     try:
@@ -192,7 +192,7 @@ def _size_TopicPartition_v1_3(partition: TopicPartition) -> int:
 # --- ConsumerProtocolSubscription, version 0 ---
 
 def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     subscription.generation_id = -1
     subscription.rack_id = None
     field = ""
@@ -203,6 +203,8 @@ def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -254,7 +256,7 @@ def _size_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscrip
 # --- ConsumerProtocolSubscription, version 1 ---
 
 def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     subscription.generation_id = -1
     subscription.rack_id = None
     field = ""
@@ -265,6 +267,8 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -278,11 +282,28 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
+        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(owned_partitions_n):
-                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
+            for owned_partitions_index in range(owned_partitions_n):
+                try:
+                    owned_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    owned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        owned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    owned_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "owned_partitions[]", owned_partitions_index
+                    raise failure from None
                 owned_partitions_items.append(owned_partitions_item)
+            field, index = "owned_partitions[]", owned_partitions_index  # as the last call would have left them
             subscription.owned_partitions = owned_partitions_items
         subscription.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -342,7 +363,7 @@ def _size_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscrip
 # --- ConsumerProtocolSubscription, version 2 ---
 
 def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     subscription.rack_id = None
     field = ""
     index = 0
@@ -352,6 +373,8 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -365,11 +388,28 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
+        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(owned_partitions_n):
-                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
+            for owned_partitions_index in range(owned_partitions_n):
+                try:
+                    owned_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    owned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        owned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    owned_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "owned_partitions[]", owned_partitions_index
+                    raise failure from None
                 owned_partitions_items.append(owned_partitions_item)
+            field, index = "owned_partitions[]", owned_partitions_index  # as the last call would have left them
             subscription.owned_partitions = owned_partitions_items
         field = "generation_id"
         (subscription.generation_id,) = _unpack_ConsumerProtocolSubscription_generation_id(buf, pos)
@@ -434,7 +474,7 @@ def _size_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscrip
 # --- ConsumerProtocolSubscription, version 3 ---
 
 def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     field = ""
     index = 0
     try:
@@ -443,6 +483,8 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -456,11 +498,28 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
+        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
-            for index in range(owned_partitions_n):
-                owned_partitions_item, pos = _read_TopicPartition_v1_3(buf, pos)
+            for owned_partitions_index in range(owned_partitions_n):
+                try:
+                    owned_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    owned_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        owned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    owned_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "owned_partitions[]", owned_partitions_index
+                    raise failure from None
                 owned_partitions_items.append(owned_partitions_item)
+            field, index = "owned_partitions[]", owned_partitions_index  # as the last call would have left them
             subscription.owned_partitions = owned_partitions_items
         field = "generation_id"
         (subscription.generation_id,) = _unpack_ConsumerProtocolSubscription_generation_id(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -77,7 +77,7 @@ class ControlledShutdownRequest(GeneratedStruct):
 # --- ControlledShutdownRequest, versions 0-1 ---
 
 def _read_ControlledShutdownRequest_v0_1(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
-    request = ControlledShutdownRequest.__new__(ControlledShutdownRequest)
+    request = blank_instance(ControlledShutdownRequest)
     request.broker_epoch = -1
     field = ""
     index = 0
@@ -110,7 +110,7 @@ def _size_ControlledShutdownRequest_v0_1(request: ControlledShutdownRequest) -> 
 # --- ControlledShutdownRequest, version 2 ---
 
 def _read_ControlledShutdownRequest_v2(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
-    request = ControlledShutdownRequest.__new__(ControlledShutdownRequest)
+    request = blank_instance(ControlledShutdownRequest)
     field = ""
     index = 0
     try:
@@ -142,7 +142,7 @@ def _size_ControlledShutdownRequest_v2(request: ControlledShutdownRequest) -> in
 # --- ControlledShutdownRequest, version 3 (flexible) ---
 
 def _read_ControlledShutdownRequest_v3(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
-    request = ControlledShutdownRequest.__new__(ControlledShutdownRequest)
+    request = blank_instance(ControlledShutdownRequest)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -122,7 +122,7 @@ class ControlledShutdownResponse(GeneratedStruct):
 # --- RemainingPartition, versions 0-2 ---
 
 def _read_RemainingPartition_v0_2(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
-    partition = RemainingPartition.__new__(RemainingPartition)
+    partition = blank_instance(RemainingPartition)
     field = ""
     index = 0
     try:
@@ -161,7 +161,7 @@ def _size_RemainingPartition_v0_2(partition: RemainingPartition) -> int:
 # --- RemainingPartition, version 3 (flexible) ---
 
 def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
-    partition = RemainingPartition.__new__(RemainingPartition)
+    partition = blank_instance(RemainingPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -223,7 +223,7 @@ def _size_RemainingPartition_v3(partition: RemainingPartition) -> int:
 # --- ControlledShutdownResponse, versions 0-2 ---
 
 def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
-    response = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
+    response = blank_instance(ControlledShutdownResponse)
     field = ""
     index = 0
     try:
@@ -235,11 +235,25 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
         remaining_partitions_n, pos = _w.read_count(buf, pos, False)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
+        elif remaining_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for index in range(remaining_partitions_n):
-                remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
+            for remaining_partitions_index in range(remaining_partitions_n):
+                try:
+                    remaining_partitions_item = blank_instance(RemainingPartition)
+                    field = "topic_name"
+                    remaining_partitions_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index"
+                    (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
+                    pos += 4
+                    remaining_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "remaining_partitions[]", remaining_partitions_index
+                    raise failure from None
                 remaining_partitions_items.append(remaining_partitions_item)
+            field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
             response.remaining_partitions = remaining_partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -281,7 +295,7 @@ def _size_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse) 
 # --- ControlledShutdownResponse, version 3 (flexible) ---
 
 def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
-    response = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
+    response = blank_instance(ControlledShutdownResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -298,11 +312,35 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
             remaining_partitions_n, pos = _w.read_count(buf, pos, True)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
+        elif remaining_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for index in range(remaining_partitions_n):
-                remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
+            for remaining_partitions_index in range(remaining_partitions_n):
+                try:
+                    remaining_partitions_item = blank_instance(RemainingPartition)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        remaining_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        remaining_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_index"
+                    (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        remaining_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        remaining_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "remaining_partitions[]", remaining_partitions_index
+                    raise failure from None
                 remaining_partitions_items.append(remaining_partitions_item)
+            field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
             response.remaining_partitions = remaining_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:

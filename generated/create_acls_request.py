@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -150,7 +150,7 @@ class CreateAclsRequest(GeneratedStruct):
 # --- AclCreation, version 1 ---
 
 def _read_AclCreation_v1(buf: bytes, pos: int) -> tuple[AclCreation, int]:
-    creation = AclCreation.__new__(AclCreation)
+    creation = blank_instance(AclCreation)
     field = ""
     index = 0
     try:
@@ -213,7 +213,7 @@ def _size_AclCreation_v1(creation: AclCreation) -> int:
 # --- AclCreation, versions 2-3 (flexible) ---
 
 def _read_AclCreation_v2_3(buf: bytes, pos: int) -> tuple[AclCreation, int]:
-    creation = AclCreation.__new__(AclCreation)
+    creation = blank_instance(AclCreation)
     field = ""
     index = 0
     size = len(buf)
@@ -319,7 +319,7 @@ def _size_AclCreation_v2_3(creation: AclCreation) -> int:
 # --- CreateAclsRequest, version 1 ---
 
 def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    request = CreateAclsRequest.__new__(CreateAclsRequest)
+    request = blank_instance(CreateAclsRequest)
     field = ""
     index = 0
     try:
@@ -328,11 +328,35 @@ def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest,
         creations_n, pos = _w.read_count(buf, pos, False)
         if creations_n < 0:
             raise DecodeError("non-nullable field creations was null", offset=pos)
+        elif creations_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             creations_items: list[AclCreation] = []
-            for index in range(creations_n):
-                creations_item, pos = _read_AclCreation_v1(buf, pos)
+            for creations_index in range(creations_n):
+                try:
+                    creations_item = blank_instance(AclCreation)
+                    field = "resource_type"
+                    (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    creations_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "resource_pattern_type"
+                    (creations_item.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
+                    pos += 1
+                    field = "principal"
+                    creations_item.principal, pos = _w.read_string_nn(buf, pos)
+                    field = "host"
+                    creations_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "operation, permission_type"
+                    creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
+                    pos += 2
+                    creations_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "creations[]", creations_index
+                    raise failure from None
                 creations_items.append(creations_item)
+            field, index = "creations[]", creations_index  # as the last call would have left them
             request.creations = creations_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -372,7 +396,7 @@ def _size_CreateAclsRequest_v1(request: CreateAclsRequest) -> int:
 # --- CreateAclsRequest, versions 2-3 (flexible) ---
 
 def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    request = CreateAclsRequest.__new__(CreateAclsRequest)
+    request = blank_instance(CreateAclsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -386,11 +410,55 @@ def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsReques
             creations_n, pos = _w.read_count(buf, pos, True)
         if creations_n < 0:
             raise DecodeError("non-nullable field creations was null", offset=pos)
+        elif creations_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             creations_items: list[AclCreation] = []
-            for index in range(creations_n):
-                creations_item, pos = _read_AclCreation_v2_3(buf, pos)
+            for creations_index in range(creations_n):
+                try:
+                    creations_item = blank_instance(AclCreation)
+                    field = "resource_type"
+                    (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        creations_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        creations_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "resource_pattern_type"
+                    (creations_item.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
+                    pos += 1
+                    field = "principal"
+                    principal_end = pos + buf[pos]
+                    if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
+                        creations_item.principal = buf[pos + 1:principal_end].decode()
+                        pos = principal_end
+                    else:
+                        creations_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        creations_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        creations_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "operation, permission_type"
+                    creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        creations_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        creations_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "creations[]", creations_index
+                    raise failure from None
                 creations_items.append(creations_item)
+            field, index = "creations[]", creations_index  # as the last call would have left them
             request.creations = creations_items
         field = "(tagged fields)"
         if buf[pos] == 0:

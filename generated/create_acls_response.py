@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -122,7 +122,7 @@ class CreateAclsResponse(GeneratedStruct):
 # --- AclCreationResult, version 1 ---
 
 def _read_AclCreationResult_v1(buf: bytes, pos: int) -> tuple[AclCreationResult, int]:
-    result = AclCreationResult.__new__(AclCreationResult)
+    result = blank_instance(AclCreationResult)
     field = ""
     index = 0
     try:
@@ -159,7 +159,7 @@ def _size_AclCreationResult_v1(result: AclCreationResult) -> int:
 # --- AclCreationResult, versions 2-3 (flexible) ---
 
 def _read_AclCreationResult_v2_3(buf: bytes, pos: int) -> tuple[AclCreationResult, int]:
-    result = AclCreationResult.__new__(AclCreationResult)
+    result = blank_instance(AclCreationResult)
     field = ""
     index = 0
     size = len(buf)
@@ -214,7 +214,7 @@ def _size_AclCreationResult_v2_3(result: AclCreationResult) -> int:
 # --- CreateAclsResponse, version 1 ---
 
 def _read_CreateAclsResponse_v1(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
-    response = CreateAclsResponse.__new__(CreateAclsResponse)
+    response = blank_instance(CreateAclsResponse)
     field = ""
     index = 0
     try:
@@ -226,11 +226,25 @@ def _read_CreateAclsResponse_v1(buf: bytes, pos: int) -> tuple[CreateAclsRespons
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[AclCreationResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AclCreationResult_v1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(AclCreationResult)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_AclCreationResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    results_item.error_message, pos = _w.read_string(buf, pos)
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -272,7 +286,7 @@ def _size_CreateAclsResponse_v1(response: CreateAclsResponse) -> int:
 # --- CreateAclsResponse, versions 2-3 (flexible) ---
 
 def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
-    response = CreateAclsResponse.__new__(CreateAclsResponse)
+    response = blank_instance(CreateAclsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -289,11 +303,35 @@ def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsRespo
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[AclCreationResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_AclCreationResult_v2_3(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(AclCreationResult)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_AclCreationResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        results_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -135,7 +135,7 @@ class CreateDelegationTokenRequest(GeneratedStruct):
 # --- CreatableRenewers, versions 0-1 ---
 
 def _read_CreatableRenewers_v0_1(buf: bytes, pos: int) -> tuple[CreatableRenewers, int]:
-    renewers = CreatableRenewers.__new__(CreatableRenewers)
+    renewers = blank_instance(CreatableRenewers)
     field = ""
     index = 0
     try:
@@ -176,7 +176,7 @@ def _size_CreatableRenewers_v0_1(renewers: CreatableRenewers) -> int:
 # --- CreatableRenewers, versions 2-3 (flexible) ---
 
 def _read_CreatableRenewers_v2_3(buf: bytes, pos: int) -> tuple[CreatableRenewers, int]:
-    renewers = CreatableRenewers.__new__(CreatableRenewers)
+    renewers = blank_instance(CreatableRenewers)
     field = ""
     index = 0
     size = len(buf)
@@ -250,7 +250,7 @@ def _size_CreatableRenewers_v2_3(renewers: CreatableRenewers) -> int:
 # --- CreateDelegationTokenRequest, versions 0-1 ---
 
 def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
-    request = CreateDelegationTokenRequest.__new__(CreateDelegationTokenRequest)
+    request = blank_instance(CreateDelegationTokenRequest)
     request.owner_principal_type = ''
     request.owner_principal_name = ''
     field = ""
@@ -261,11 +261,24 @@ def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Creat
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v0_1(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(CreatableRenewers)
+                    field = "principal_type"
+                    renewers_item.principal_type, pos = _w.read_string_nn(buf, pos)
+                    field = "principal_name"
+                    renewers_item.principal_name, pos = _w.read_string_nn(buf, pos)
+                    renewers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
@@ -314,7 +327,7 @@ def _size_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenReques
 # --- CreateDelegationTokenRequest, version 2 (flexible) ---
 
 def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
-    request = CreateDelegationTokenRequest.__new__(CreateDelegationTokenRequest)
+    request = blank_instance(CreateDelegationTokenRequest)
     request.owner_principal_type = ''
     request.owner_principal_name = ''
     field = ""
@@ -330,11 +343,39 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(CreatableRenewers)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        renewers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
@@ -399,7 +440,7 @@ def _size_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest)
 # --- CreateDelegationTokenRequest, version 3 (flexible) ---
 
 def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
-    request = CreateDelegationTokenRequest.__new__(CreateDelegationTokenRequest)
+    request = blank_instance(CreateDelegationTokenRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -427,11 +468,39 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(CreatableRenewers)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        renewers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)

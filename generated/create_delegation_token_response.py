@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -135,7 +135,7 @@ class CreateDelegationTokenResponse(GeneratedStruct):
 # --- CreateDelegationTokenResponse, versions 0-1 ---
 
 def _read_CreateDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[CreateDelegationTokenResponse, int]:
-    response = CreateDelegationTokenResponse.__new__(CreateDelegationTokenResponse)
+    response = blank_instance(CreateDelegationTokenResponse)
     response.token_requester_principal_type = ''
     response.token_requester_principal_name = ''
     field = ""
@@ -211,7 +211,7 @@ def _size_CreateDelegationTokenResponse_v0_1(response: CreateDelegationTokenResp
 # --- CreateDelegationTokenResponse, version 2 (flexible) ---
 
 def _read_CreateDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[CreateDelegationTokenResponse, int]:
-    response = CreateDelegationTokenResponse.__new__(CreateDelegationTokenResponse)
+    response = blank_instance(CreateDelegationTokenResponse)
     response.token_requester_principal_type = ''
     response.token_requester_principal_name = ''
     field = ""
@@ -330,7 +330,7 @@ def _size_CreateDelegationTokenResponse_v2(response: CreateDelegationTokenRespon
 # --- CreateDelegationTokenResponse, version 3 (flexible) ---
 
 def _read_CreateDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[CreateDelegationTokenResponse, int]:
-    response = CreateDelegationTokenResponse.__new__(CreateDelegationTokenResponse)
+    response = blank_instance(CreateDelegationTokenResponse)
     field = ""
     index = 0
     size = len(buf)

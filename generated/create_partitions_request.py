@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -177,7 +177,7 @@ class CreatePartitionsRequest(GeneratedStruct):
 # --- CreatePartitionsAssignment, versions 0-1 ---
 
 def _read_CreatePartitionsAssignment_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsAssignment, int]:
-    assignment = CreatePartitionsAssignment.__new__(CreatePartitionsAssignment)
+    assignment = blank_instance(CreatePartitionsAssignment)
     field = ""
     index = 0
     try:
@@ -223,7 +223,7 @@ def _size_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignment
 # --- CreatePartitionsAssignment, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsAssignment, int]:
-    assignment = CreatePartitionsAssignment.__new__(CreatePartitionsAssignment)
+    assignment = blank_instance(CreatePartitionsAssignment)
     field = ""
     index = 0
     size = len(buf)
@@ -232,7 +232,8 @@ def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreateP
         broker_ids_n = buf[pos] - 1
         broker_ids_end = pos + 1 + broker_ids_n * 4
         if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-            assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = broker_ids_end
         else:
             broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -291,7 +292,7 @@ def _size_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignment
 # --- CreatePartitionsTopic, versions 0-1 ---
 
 def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsTopic, int]:
-    topic = CreatePartitionsTopic.__new__(CreatePartitionsTopic)
+    topic = blank_instance(CreatePartitionsTopic)
     field = ""
     index = 0
     try:
@@ -305,11 +306,26 @@ def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartit
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             topic.assignments = None
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatePartitionsAssignment_v0_1(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(CreatePartitionsAssignment)
+                    field = "broker_ids"
+                    broker_ids_n, pos = _w.read_count(buf, pos, False)
+                    if broker_ids_n < 0:
+                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                    else:
+                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                    assignments_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -356,7 +372,7 @@ def _size_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic) -> int:
 # --- CreatePartitionsTopic, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsTopic, int]:
-    topic = CreatePartitionsTopic.__new__(CreatePartitionsTopic)
+    topic = blank_instance(CreatePartitionsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -380,11 +396,38 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             topic.assignments = None
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatePartitionsAssignment_v2_3(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(CreatePartitionsAssignment)
+                    field = "broker_ids"
+                    broker_ids_n = buf[pos] - 1
+                    broker_ids_end = pos + 1 + broker_ids_n * 4
+                    if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                        if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = broker_ids_end
+                    else:
+                        broker_ids_n, pos = _w.read_count(buf, pos, True)
+                        if broker_ids_n < 0:
+                            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                        else:
+                            assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assignments_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -452,7 +495,7 @@ def _size_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic) -> int:
 # --- CreatePartitionsRequest, versions 0-1 ---
 
 def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsRequest, int]:
-    request = CreatePartitionsRequest.__new__(CreatePartitionsRequest)
+    request = blank_instance(CreatePartitionsRequest)
     field = ""
     index = 0
     try:
@@ -461,11 +504,51 @@ def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePart
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatePartitionsTopic_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatePartitionsTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "count"
+                    (topics_item.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
+                    pos += 4
+                    field = "assignments[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    assignments_n, pos = _w.read_count(buf, pos, False)
+                    if assignments_n < 0:
+                        topics_item.assignments = None
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        assignments_items: list[CreatePartitionsAssignment] = []
+                        for assignments_index in range(assignments_n):
+                            try:
+                                assignments_item = blank_instance(CreatePartitionsAssignment)
+                                field = "broker_ids"
+                                broker_ids_n, pos = _w.read_count(buf, pos, False)
+                                if broker_ids_n < 0:
+                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                else:
+                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                assignments_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "assignments[]", assignments_index
+                                raise failure from None
+                            assignments_items.append(assignments_item)
+                        field, index = "assignments[]", assignments_index  # as the last call would have left them
+                        topics_item.assignments = assignments_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreatePartitionsRequest_timeout_ms_validate_only(buf, pos)
@@ -510,7 +593,7 @@ def _size_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest) -> int:
 # --- CreatePartitionsRequest, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsRequest, int]:
-    request = CreatePartitionsRequest.__new__(CreatePartitionsRequest)
+    request = blank_instance(CreatePartitionsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -524,11 +607,77 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatePartitionsTopic_v2_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatePartitionsTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "count"
+                    (topics_item.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
+                    pos += 4
+                    field = "assignments[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    assignments_n = buf[pos] - 1
+                    if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        assignments_n, pos = _w.read_count(buf, pos, True)
+                    if assignments_n < 0:
+                        topics_item.assignments = None
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        assignments_items: list[CreatePartitionsAssignment] = []
+                        for assignments_index in range(assignments_n):
+                            try:
+                                assignments_item = blank_instance(CreatePartitionsAssignment)
+                                field = "broker_ids"
+                                broker_ids_n = buf[pos] - 1
+                                broker_ids_end = pos + 1 + broker_ids_n * 4
+                                if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                                    if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = broker_ids_end
+                                else:
+                                    broker_ids_n, pos = _w.read_count(buf, pos, True)
+                                    if broker_ids_n < 0:
+                                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                    else:
+                                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    assignments_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "assignments[]", assignments_index
+                                raise failure from None
+                            assignments_items.append(assignments_item)
+                        field, index = "assignments[]", assignments_index  # as the last call would have left them
+                        topics_item.assignments = assignments_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreatePartitionsRequest_timeout_ms_validate_only(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,7 +129,7 @@ class CreatePartitionsResponse(GeneratedStruct):
 # --- CreatePartitionsTopicResult, versions 0-1 ---
 
 def _read_CreatePartitionsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsTopicResult, int]:
-    result = CreatePartitionsTopicResult.__new__(CreatePartitionsTopicResult)
+    result = blank_instance(CreatePartitionsTopicResult)
     field = ""
     index = 0
     try:
@@ -173,7 +173,7 @@ def _size_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult) 
 # --- CreatePartitionsTopicResult, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsTopicResult_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsTopicResult, int]:
-    result = CreatePartitionsTopicResult.__new__(CreatePartitionsTopicResult)
+    result = blank_instance(CreatePartitionsTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -245,7 +245,7 @@ def _size_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult) 
 # --- CreatePartitionsResponse, versions 0-1 ---
 
 def _read_CreatePartitionsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsResponse, int]:
-    response = CreatePartitionsResponse.__new__(CreatePartitionsResponse)
+    response = blank_instance(CreatePartitionsResponse)
     field = ""
     index = 0
     try:
@@ -257,11 +257,27 @@ def _read_CreatePartitionsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreatePar
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[CreatePartitionsTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_CreatePartitionsTopicResult_v0_1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(CreatePartitionsTopicResult)
+                    field = "name"
+                    results_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_CreatePartitionsTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    results_item.error_message, pos = _w.read_string(buf, pos)
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -303,7 +319,7 @@ def _size_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse) -> i
 # --- CreatePartitionsResponse, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsResponse, int]:
-    response = CreatePartitionsResponse.__new__(CreatePartitionsResponse)
+    response = blank_instance(CreatePartitionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -320,11 +336,42 @@ def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreatePar
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[CreatePartitionsTopicResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_CreatePartitionsTopicResult_v2_3(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(CreatePartitionsTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        results_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_CreatePartitionsTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        results_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

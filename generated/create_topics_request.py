@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -240,7 +240,7 @@ class CreateTopicsRequest(GeneratedStruct):
 # --- CreatableReplicaAssignment, versions 2-4 ---
 
 def _read_CreatableReplicaAssignment_v2_4(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
-    assignment = CreatableReplicaAssignment.__new__(CreatableReplicaAssignment)
+    assignment = blank_instance(CreatableReplicaAssignment)
     field = ""
     index = 0
     try:
@@ -291,7 +291,7 @@ def _size_CreatableReplicaAssignment_v2_4(assignment: CreatableReplicaAssignment
 # --- CreatableReplicaAssignment, versions 5-7 (flexible) ---
 
 def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
-    assignment = CreatableReplicaAssignment.__new__(CreatableReplicaAssignment)
+    assignment = blank_instance(CreatableReplicaAssignment)
     field = ""
     index = 0
     size = len(buf)
@@ -303,7 +303,8 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         broker_ids_n = buf[pos] - 1
         broker_ids_end = pos + 1 + broker_ids_n * 4
         if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-            assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = broker_ids_end
         else:
             broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -364,7 +365,7 @@ def _size_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignment
 # --- CreatableTopicConfig, versions 2-4 ---
 
 def _read_CreatableTopicConfig_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
-    config = CreatableTopicConfig.__new__(CreatableTopicConfig)
+    config = blank_instance(CreatableTopicConfig)
     field = ""
     index = 0
     try:
@@ -403,7 +404,7 @@ def _size_CreatableTopicConfig_v2_4(config: CreatableTopicConfig) -> int:
 # --- CreatableTopicConfig, versions 5-7 (flexible) ---
 
 def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
-    config = CreatableTopicConfig.__new__(CreatableTopicConfig)
+    config = blank_instance(CreatableTopicConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -470,7 +471,7 @@ def _size_CreatableTopicConfig_v5_7(config: CreatableTopicConfig) -> int:
 # --- CreatableTopic, versions 2-4 ---
 
 def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
-    topic = CreatableTopic.__new__(CreatableTopic)
+    topic = blank_instance(CreatableTopic)
     field = ""
     index = 0
     try:
@@ -484,22 +485,53 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatableReplicaAssignment_v2_4(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(CreatableReplicaAssignment)
+                    field = "partition_index"
+                    (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                    pos += 4
+                    field = "broker_ids"
+                    broker_ids_n, pos = _w.read_count(buf, pos, False)
+                    if broker_ids_n < 0:
+                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                    else:
+                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                    assignments_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfig_v2_4(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(CreatableTopicConfig)
+                    field = "name"
+                    configs_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    configs_item.value, pos = _w.read_string(buf, pos)
+                    configs_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             topic.configs = configs_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -561,7 +593,7 @@ def _size_CreatableTopic_v2_4(topic: CreatableTopic) -> int:
 # --- CreatableTopic, versions 5-7 (flexible) ---
 
 def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
-    topic = CreatableTopic.__new__(CreatableTopic)
+    topic = blank_instance(CreatableTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -585,11 +617,41 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(CreatableReplicaAssignment)
+                    field = "partition_index"
+                    (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                    pos += 4
+                    field = "broker_ids"
+                    broker_ids_n = buf[pos] - 1
+                    broker_ids_end = pos + 1 + broker_ids_n * 4
+                    if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                        if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = broker_ids_end
+                    else:
+                        broker_ids_n, pos = _w.read_count(buf, pos, True)
+                        if broker_ids_n < 0:
+                            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                        else:
+                            assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assignments_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -600,11 +662,39 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(CreatableTopicConfig)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        configs_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        configs_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        configs_item.value, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        configs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             topic.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -691,7 +781,7 @@ def _size_CreatableTopic_v5_7(topic: CreatableTopic) -> int:
 # --- CreateTopicsRequest, versions 2-4 ---
 
 def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
-    request = CreateTopicsRequest.__new__(CreateTopicsRequest)
+    request = blank_instance(CreateTopicsRequest)
     field = ""
     index = 0
     try:
@@ -700,11 +790,78 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopic_v2_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatableTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "num_partitions, replication_factor"
+                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "assignments[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    assignments_n, pos = _w.read_count(buf, pos, False)
+                    if assignments_n < 0:
+                        raise DecodeError("non-nullable field assignments was null", offset=pos)
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
+                        for assignments_index in range(assignments_n):
+                            try:
+                                assignments_item = blank_instance(CreatableReplicaAssignment)
+                                field = "partition_index"
+                                (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                                pos += 4
+                                field = "broker_ids"
+                                broker_ids_n, pos = _w.read_count(buf, pos, False)
+                                if broker_ids_n < 0:
+                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                else:
+                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                assignments_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "assignments[]", assignments_index
+                                raise failure from None
+                            assignments_items.append(assignments_item)
+                        field, index = "assignments[]", assignments_index  # as the last call would have left them
+                        topics_item.assignments = assignments_items
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n, pos = _w.read_count(buf, pos, False)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(CreatableTopicConfig)
+                                field = "name"
+                                configs_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                configs_item.value, pos = _w.read_string(buf, pos)
+                                configs_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        topics_item.configs = configs_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)
@@ -749,7 +906,7 @@ def _size_CreateTopicsRequest_v2_4(request: CreateTopicsRequest) -> int:
 # --- CreateTopicsRequest, versions 5-7 (flexible) ---
 
 def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
-    request = CreateTopicsRequest.__new__(CreateTopicsRequest)
+    request = blank_instance(CreateTopicsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -763,11 +920,123 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatableTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "num_partitions, replication_factor"
+                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "assignments[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    assignments_n = buf[pos] - 1
+                    if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        assignments_n, pos = _w.read_count(buf, pos, True)
+                    if assignments_n < 0:
+                        raise DecodeError("non-nullable field assignments was null", offset=pos)
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
+                        for assignments_index in range(assignments_n):
+                            try:
+                                assignments_item = blank_instance(CreatableReplicaAssignment)
+                                field = "partition_index"
+                                (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                                pos += 4
+                                field = "broker_ids"
+                                broker_ids_n = buf[pos] - 1
+                                broker_ids_end = pos + 1 + broker_ids_n * 4
+                                if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                                    if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = broker_ids_end
+                                else:
+                                    broker_ids_n, pos = _w.read_count(buf, pos, True)
+                                    if broker_ids_n < 0:
+                                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                    else:
+                                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    assignments_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "assignments[]", assignments_index
+                                raise failure from None
+                            assignments_items.append(assignments_item)
+                        field, index = "assignments[]", assignments_index  # as the last call would have left them
+                        topics_item.assignments = assignments_items
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n = buf[pos] - 1
+                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configs_n, pos = _w.read_count(buf, pos, True)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(CreatableTopicConfig)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    configs_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        topics_item.configs = configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)

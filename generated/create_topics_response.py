@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -233,7 +233,7 @@ class CreateTopicsResponse(GeneratedStruct):
 # --- CreatableTopicConfigs, versions 5-7 (flexible) ---
 
 def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfigs, int]:
-    configs = CreatableTopicConfigs.__new__(CreatableTopicConfigs)
+    configs = blank_instance(CreatableTopicConfigs)
     field = ""
     index = 0
     size = len(buf)
@@ -305,7 +305,7 @@ def _size_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs) -> int:
 # --- CreatableTopicResult, versions 2-4 ---
 
 def _read_CreatableTopicResult_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = CreatableTopicResult.__new__(CreatableTopicResult)
+    result = blank_instance(CreatableTopicResult)
     result.topic_id = _ZERO_UUID
     result.topic_config_error_code = 0
     result.num_partitions = -1
@@ -353,7 +353,7 @@ def _size_CreatableTopicResult_v2_4(result: CreatableTopicResult) -> int:
 # --- CreatableTopicResult, versions 5-6 (flexible) ---
 
 def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = CreatableTopicResult.__new__(CreatableTopicResult)
+    result = blank_instance(CreatableTopicResult)
     result.topic_id = _ZERO_UUID
     result.topic_config_error_code = 0
     field = ""
@@ -389,11 +389,42 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             result.configs = None
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[CreatableTopicConfigs] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(CreatableTopicConfigs)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        configs_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        configs_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        configs_item.value, pos = _w.read_compact_string(buf, pos)
+                    field = "read_only, config_source, is_sensitive"
+                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                    pos += 3
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        configs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -500,7 +531,7 @@ def _size_CreatableTopicResult_v5_6(result: CreatableTopicResult) -> int:
 # --- CreatableTopicResult, version 7 (flexible) ---
 
 def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = CreatableTopicResult.__new__(CreatableTopicResult)
+    result = blank_instance(CreatableTopicResult)
     result.topic_config_error_code = 0
     field = ""
     index = 0
@@ -537,11 +568,42 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             result.configs = None
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[CreatableTopicConfigs] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(CreatableTopicConfigs)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        configs_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        configs_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        configs_item.value, pos = _w.read_compact_string(buf, pos)
+                    field = "read_only, config_source, is_sensitive"
+                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                    pos += 3
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        configs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -651,7 +713,7 @@ def _size_CreatableTopicResult_v7(result: CreatableTopicResult) -> int:
 # --- CreateTopicsResponse, versions 2-4 ---
 
 def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = CreateTopicsResponse.__new__(CreateTopicsResponse)
+    response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
     try:
@@ -663,11 +725,31 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v2_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatableTopicResult)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_config_error_code = 0
+                    topics_item.num_partitions = -1
+                    topics_item.replication_factor = -1
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    topics_item.error_message, pos = _w.read_string(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -709,7 +791,7 @@ def _size_CreateTopicsResponse_v2_4(response: CreateTopicsResponse) -> int:
 # --- CreateTopicsResponse, versions 5-6 (flexible) ---
 
 def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = CreateTopicsResponse.__new__(CreateTopicsResponse)
+    response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -726,11 +808,116 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatableTopicResult)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_config_error_code = 0
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        topics_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        topics_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "num_partitions, replication_factor"
+                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n = buf[pos] - 1
+                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configs_n, pos = _w.read_count(buf, pos, True)
+                    if configs_n < 0:
+                        topics_item.configs = None
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: list[CreatableTopicConfigs] = []
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(CreatableTopicConfigs)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    configs_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                field = "read_only, config_source, is_sensitive"
+                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                                pos += 3
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        topics_item.configs = configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "topic_config_error_code"
+                                (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
+                                pos += 2
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        topics_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -788,7 +975,7 @@ def _size_CreateTopicsResponse_v5_6(response: CreateTopicsResponse) -> int:
 # --- CreateTopicsResponse, version 7 (flexible) ---
 
 def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = CreateTopicsResponse.__new__(CreateTopicsResponse)
+    response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -805,11 +992,117 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopicResult_v7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatableTopicResult)
+                    topics_item.topic_config_error_code = 0
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        topics_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        topics_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "num_partitions, replication_factor"
+                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n = buf[pos] - 1
+                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configs_n, pos = _w.read_count(buf, pos, True)
+                    if configs_n < 0:
+                        topics_item.configs = None
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: list[CreatableTopicConfigs] = []
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(CreatableTopicConfigs)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    configs_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                field = "read_only, config_source, is_sensitive"
+                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                                pos += 3
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        topics_item.configs = configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "topic_config_error_code"
+                                (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
+                                pos += 2
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        topics_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

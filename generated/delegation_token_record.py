@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -105,7 +105,7 @@ class DelegationTokenRecord(GeneratedStruct):
 # --- DelegationTokenRecord, version 0 (flexible) ---
 
 def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationTokenRecord, int]:
-    record = DelegationTokenRecord.__new__(DelegationTokenRecord)
+    record = blank_instance(DelegationTokenRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -133,6 +133,8 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[str] = []
             for index in range(renewers_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -149,7 +149,7 @@ class DeleteAclsRequest(GeneratedStruct):
 # --- DeleteAclsFilter, version 1 ---
 
 def _read_DeleteAclsFilter_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
-    delete_acls_filter = DeleteAclsFilter.__new__(DeleteAclsFilter)
+    delete_acls_filter = blank_instance(DeleteAclsFilter)
     field = ""
     index = 0
     try:
@@ -206,7 +206,7 @@ def _size_DeleteAclsFilter_v1(delete_acls_filter: DeleteAclsFilter) -> int:
 # --- DeleteAclsFilter, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsFilter_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
-    delete_acls_filter = DeleteAclsFilter.__new__(DeleteAclsFilter)
+    delete_acls_filter = blank_instance(DeleteAclsFilter)
     field = ""
     index = 0
     size = len(buf)
@@ -291,7 +291,7 @@ def _size_DeleteAclsFilter_v2_3(delete_acls_filter: DeleteAclsFilter) -> int:
 # --- DeleteAclsRequest, version 1 ---
 
 def _read_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    request = DeleteAclsRequest.__new__(DeleteAclsRequest)
+    request = blank_instance(DeleteAclsRequest)
     field = ""
     index = 0
     try:
@@ -300,11 +300,35 @@ def _read_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest,
         filters_n, pos = _w.read_count(buf, pos, False)
         if filters_n < 0:
             raise DecodeError("non-nullable field filters was null", offset=pos)
+        elif filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             filters_items: list[DeleteAclsFilter] = []
-            for index in range(filters_n):
-                filters_item, pos = _read_DeleteAclsFilter_v1(buf, pos)
+            for filters_index in range(filters_n):
+                try:
+                    filters_item = blank_instance(DeleteAclsFilter)
+                    field = "resource_type_filter"
+                    (filters_item.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
+                    pos += 1
+                    field = "resource_name_filter"
+                    filters_item.resource_name_filter, pos = _w.read_string(buf, pos)
+                    field = "pattern_type_filter"
+                    (filters_item.pattern_type_filter,) = _unpack_DeleteAclsFilter_pattern_type_filter(buf, pos)
+                    pos += 1
+                    field = "principal_filter"
+                    filters_item.principal_filter, pos = _w.read_string(buf, pos)
+                    field = "host_filter"
+                    filters_item.host_filter, pos = _w.read_string(buf, pos)
+                    field = "operation, permission_type"
+                    filters_item.operation, filters_item.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
+                    pos += 2
+                    filters_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "filters[]", filters_index
+                    raise failure from None
                 filters_items.append(filters_item)
+            field, index = "filters[]", filters_index  # as the last call would have left them
             request.filters = filters_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -344,7 +368,7 @@ def _size_DeleteAclsRequest_v1(request: DeleteAclsRequest) -> int:
 # --- DeleteAclsRequest, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    request = DeleteAclsRequest.__new__(DeleteAclsRequest)
+    request = blank_instance(DeleteAclsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -358,11 +382,55 @@ def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsReques
             filters_n, pos = _w.read_count(buf, pos, True)
         if filters_n < 0:
             raise DecodeError("non-nullable field filters was null", offset=pos)
+        elif filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             filters_items: list[DeleteAclsFilter] = []
-            for index in range(filters_n):
-                filters_item, pos = _read_DeleteAclsFilter_v2_3(buf, pos)
+            for filters_index in range(filters_n):
+                try:
+                    filters_item = blank_instance(DeleteAclsFilter)
+                    field = "resource_type_filter"
+                    (filters_item.resource_type_filter,) = _unpack_DeleteAclsFilter_resource_type_filter(buf, pos)
+                    pos += 1
+                    field = "resource_name_filter"
+                    resource_name_filter_end = pos + buf[pos]
+                    if pos < resource_name_filter_end < pos + 0x80 and resource_name_filter_end <= size:  # the usual case: a short string
+                        filters_item.resource_name_filter = buf[pos + 1:resource_name_filter_end].decode()
+                        pos = resource_name_filter_end
+                    else:
+                        filters_item.resource_name_filter, pos = _w.read_compact_string(buf, pos)
+                    field = "pattern_type_filter"
+                    (filters_item.pattern_type_filter,) = _unpack_DeleteAclsFilter_pattern_type_filter(buf, pos)
+                    pos += 1
+                    field = "principal_filter"
+                    principal_filter_end = pos + buf[pos]
+                    if pos < principal_filter_end < pos + 0x80 and principal_filter_end <= size:  # the usual case: a short string
+                        filters_item.principal_filter = buf[pos + 1:principal_filter_end].decode()
+                        pos = principal_filter_end
+                    else:
+                        filters_item.principal_filter, pos = _w.read_compact_string(buf, pos)
+                    field = "host_filter"
+                    host_filter_end = pos + buf[pos]
+                    if pos < host_filter_end < pos + 0x80 and host_filter_end <= size:  # the usual case: a short string
+                        filters_item.host_filter = buf[pos + 1:host_filter_end].decode()
+                        pos = host_filter_end
+                    else:
+                        filters_item.host_filter, pos = _w.read_compact_string(buf, pos)
+                    field = "operation, permission_type"
+                    filters_item.operation, filters_item.permission_type = _unpack_DeleteAclsFilter_operation_permission_type(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        filters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        filters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "filters[]", filters_index
+                    raise failure from None
                 filters_items.append(filters_item)
+            field, index = "filters[]", filters_index  # as the last call would have left them
             request.filters = filters_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -224,7 +224,7 @@ class DeleteAclsResponse(GeneratedStruct):
 # --- DeleteAclsMatchingAcl, version 1 ---
 
 def _read_DeleteAclsMatchingAcl_v1(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
-    acl = DeleteAclsMatchingAcl.__new__(DeleteAclsMatchingAcl)
+    acl = blank_instance(DeleteAclsMatchingAcl)
     field = ""
     index = 0
     try:
@@ -297,7 +297,7 @@ def _size_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl) -> int:
 # --- DeleteAclsMatchingAcl, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsMatchingAcl_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
-    acl = DeleteAclsMatchingAcl.__new__(DeleteAclsMatchingAcl)
+    acl = blank_instance(DeleteAclsMatchingAcl)
     field = ""
     index = 0
     size = len(buf)
@@ -418,7 +418,7 @@ def _size_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl) -> int:
 # --- DeleteAclsFilterResult, version 1 ---
 
 def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
-    result = DeleteAclsFilterResult.__new__(DeleteAclsFilterResult)
+    result = blank_instance(DeleteAclsFilterResult)
     field = ""
     index = 0
     try:
@@ -432,11 +432,40 @@ def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFil
         matching_acls_n, pos = _w.read_count(buf, pos, False)
         if matching_acls_n < 0:
             raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+        elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for index in range(matching_acls_n):
-                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v1(buf, pos)
+            for matching_acls_index in range(matching_acls_n):
+                try:
+                    matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
+                    field = "error_code"
+                    (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    matching_acls_item.error_message, pos = _w.read_string(buf, pos)
+                    field = "resource_type"
+                    (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    matching_acls_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "pattern_type"
+                    (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
+                    pos += 1
+                    field = "principal"
+                    matching_acls_item.principal, pos = _w.read_string_nn(buf, pos)
+                    field = "host"
+                    matching_acls_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "operation, permission_type"
+                    matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
+                    pos += 2
+                    matching_acls_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "matching_acls[]", matching_acls_index
+                    raise failure from None
                 matching_acls_items.append(matching_acls_item)
+            field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
             result.matching_acls = matching_acls_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -481,7 +510,7 @@ def _size_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult) -> int:
 # --- DeleteAclsFilterResult, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
-    result = DeleteAclsFilterResult.__new__(DeleteAclsFilterResult)
+    result = blank_instance(DeleteAclsFilterResult)
     field = ""
     index = 0
     size = len(buf)
@@ -505,11 +534,65 @@ def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsF
             matching_acls_n, pos = _w.read_count(buf, pos, True)
         if matching_acls_n < 0:
             raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+        elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for index in range(matching_acls_n):
-                matching_acls_item, pos = _read_DeleteAclsMatchingAcl_v2_3(buf, pos)
+            for matching_acls_index in range(matching_acls_n):
+                try:
+                    matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
+                    field = "error_code"
+                    (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "resource_type"
+                    (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "pattern_type"
+                    (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
+                    pos += 1
+                    field = "principal"
+                    principal_end = pos + buf[pos]
+                    if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
+                        matching_acls_item.principal = buf[pos + 1:principal_end].decode()
+                        pos = principal_end
+                    else:
+                        matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        matching_acls_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "operation, permission_type"
+                    matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        matching_acls_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "matching_acls[]", matching_acls_index
+                    raise failure from None
                 matching_acls_items.append(matching_acls_item)
+            field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
             result.matching_acls = matching_acls_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -570,7 +653,7 @@ def _size_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult) -> int:
 # --- DeleteAclsResponse, version 1 ---
 
 def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    response = DeleteAclsResponse.__new__(DeleteAclsResponse)
+    response = blank_instance(DeleteAclsResponse)
     field = ""
     index = 0
     try:
@@ -582,11 +665,65 @@ def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
         filter_results_n, pos = _w.read_count(buf, pos, False)
         if filter_results_n < 0:
             raise DecodeError("non-nullable field filter_results was null", offset=pos)
+        elif filter_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
-            for index in range(filter_results_n):
-                filter_results_item, pos = _read_DeleteAclsFilterResult_v1(buf, pos)
+            for filter_results_index in range(filter_results_n):
+                try:
+                    filter_results_item = blank_instance(DeleteAclsFilterResult)
+                    field = "error_code"
+                    (filter_results_item.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    filter_results_item.error_message, pos = _w.read_string(buf, pos)
+                    field = "matching_acls[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    matching_acls_n, pos = _w.read_count(buf, pos, False)
+                    if matching_acls_n < 0:
+                        raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+                    elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        matching_acls_items: list[DeleteAclsMatchingAcl] = []
+                        for matching_acls_index in range(matching_acls_n):
+                            try:
+                                matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
+                                field = "error_code"
+                                (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
+                                pos += 2
+                                field = "error_message"
+                                matching_acls_item.error_message, pos = _w.read_string(buf, pos)
+                                field = "resource_type"
+                                (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
+                                pos += 1
+                                field = "resource_name"
+                                matching_acls_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                                field = "pattern_type"
+                                (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
+                                pos += 1
+                                field = "principal"
+                                matching_acls_item.principal, pos = _w.read_string_nn(buf, pos)
+                                field = "host"
+                                matching_acls_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "operation, permission_type"
+                                matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
+                                pos += 2
+                                matching_acls_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "matching_acls[]", matching_acls_index
+                                raise failure from None
+                            matching_acls_items.append(matching_acls_item)
+                        field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
+                        filter_results_item.matching_acls = matching_acls_items
+                    filter_results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "filter_results[]", filter_results_index
+                    raise failure from None
                 filter_results_items.append(filter_results_item)
+            field, index = "filter_results[]", filter_results_index  # as the last call would have left them
             response.filter_results = filter_results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -628,7 +765,7 @@ def _size_DeleteAclsResponse_v1(response: DeleteAclsResponse) -> int:
 # --- DeleteAclsResponse, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    response = DeleteAclsResponse.__new__(DeleteAclsResponse)
+    response = blank_instance(DeleteAclsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -645,11 +782,104 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
             filter_results_n, pos = _w.read_count(buf, pos, True)
         if filter_results_n < 0:
             raise DecodeError("non-nullable field filter_results was null", offset=pos)
+        elif filter_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
-            for index in range(filter_results_n):
-                filter_results_item, pos = _read_DeleteAclsFilterResult_v2_3(buf, pos)
+            for filter_results_index in range(filter_results_n):
+                try:
+                    filter_results_item = blank_instance(DeleteAclsFilterResult)
+                    field = "error_code"
+                    (filter_results_item.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        filter_results_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        filter_results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "matching_acls[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    matching_acls_n = buf[pos] - 1
+                    if matching_acls_n < 0x7F and matching_acls_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        matching_acls_n, pos = _w.read_count(buf, pos, True)
+                    if matching_acls_n < 0:
+                        raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+                    elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        matching_acls_items: list[DeleteAclsMatchingAcl] = []
+                        for matching_acls_index in range(matching_acls_n):
+                            try:
+                                matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
+                                field = "error_code"
+                                (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
+                                pos += 2
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "resource_type"
+                                (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
+                                pos += 1
+                                field = "resource_name"
+                                resource_name_end = pos + buf[pos]
+                                if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                    matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                    pos = resource_name_end
+                                else:
+                                    matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "pattern_type"
+                                (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
+                                pos += 1
+                                field = "principal"
+                                principal_end = pos + buf[pos]
+                                if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
+                                    matching_acls_item.principal = buf[pos + 1:principal_end].decode()
+                                    pos = principal_end
+                                else:
+                                    matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    matching_acls_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "operation, permission_type"
+                                matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    matching_acls_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "matching_acls[]", matching_acls_index
+                                raise failure from None
+                            matching_acls_items.append(matching_acls_item)
+                        field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
+                        filter_results_item.matching_acls = matching_acls_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        filter_results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        filter_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "filter_results[]", filter_results_index
+                    raise failure from None
                 filter_results_items.append(filter_results_item)
+            field, index = "filter_results[]", filter_results_index  # as the last call would have left them
             response.filter_results = filter_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

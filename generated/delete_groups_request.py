@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DeleteGroupsRequest(GeneratedStruct):
@@ -64,7 +64,7 @@ class DeleteGroupsRequest(GeneratedStruct):
 # --- DeleteGroupsRequest, versions 0-1 ---
 
 def _read_DeleteGroupsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsRequest, int]:
-    request = DeleteGroupsRequest.__new__(DeleteGroupsRequest)
+    request = blank_instance(DeleteGroupsRequest)
     field = ""
     index = 0
     try:
@@ -73,6 +73,8 @@ def _read_DeleteGroupsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsRe
         groups_names_n, pos = _w.read_count(buf, pos, False)
         if groups_names_n < 0:
             raise DecodeError("non-nullable field groups_names was null", offset=pos)
+        elif groups_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_names_items: list[str] = []
             for index in range(groups_names_n):
@@ -119,7 +121,7 @@ def _size_DeleteGroupsRequest_v0_1(request: DeleteGroupsRequest) -> int:
 # --- DeleteGroupsRequest, version 2 (flexible) ---
 
 def _read_DeleteGroupsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRequest, int]:
-    request = DeleteGroupsRequest.__new__(DeleteGroupsRequest)
+    request = blank_instance(DeleteGroupsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -133,6 +135,8 @@ def _read_DeleteGroupsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRequ
             groups_names_n, pos = _w.read_count(buf, pos, True)
         if groups_names_n < 0:
             raise DecodeError("non-nullable field groups_names was null", offset=pos)
+        elif groups_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_names_items: list[str] = []
             for index in range(groups_names_n):

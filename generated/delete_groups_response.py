@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -123,7 +123,7 @@ class DeleteGroupsResponse(GeneratedStruct):
 # --- DeletableGroupResult, versions 0-1 ---
 
 def _read_DeletableGroupResult_v0_1(buf: bytes, pos: int) -> tuple[DeletableGroupResult, int]:
-    result = DeletableGroupResult.__new__(DeletableGroupResult)
+    result = blank_instance(DeletableGroupResult)
     field = ""
     index = 0
     try:
@@ -162,7 +162,7 @@ def _size_DeletableGroupResult_v0_1(result: DeletableGroupResult) -> int:
 # --- DeletableGroupResult, version 2 (flexible) ---
 
 def _read_DeletableGroupResult_v2(buf: bytes, pos: int) -> tuple[DeletableGroupResult, int]:
-    result = DeletableGroupResult.__new__(DeletableGroupResult)
+    result = blank_instance(DeletableGroupResult)
     field = ""
     index = 0
     size = len(buf)
@@ -224,7 +224,7 @@ def _size_DeletableGroupResult_v2(result: DeletableGroupResult) -> int:
 # --- DeleteGroupsResponse, versions 0-1 ---
 
 def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsResponse, int]:
-    response = DeleteGroupsResponse.__new__(DeleteGroupsResponse)
+    response = blank_instance(DeleteGroupsResponse)
     field = ""
     index = 0
     try:
@@ -236,11 +236,25 @@ def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsR
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: KeyedList[DeletableGroupResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_DeletableGroupResult_v0_1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DeletableGroupResult)
+                    field = "group_id"
+                    results_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
+                    pos += 2
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -282,7 +296,7 @@ def _size_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse) -> int:
 # --- DeleteGroupsResponse, version 2 (flexible) ---
 
 def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsResponse, int]:
-    response = DeleteGroupsResponse.__new__(DeleteGroupsResponse)
+    response = blank_instance(DeleteGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -299,11 +313,35 @@ def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRes
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: KeyedList[DeletableGroupResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_DeletableGroupResult_v2(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DeletableGroupResult)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        results_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        results_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -171,7 +171,7 @@ class DeleteRecordsRequest(GeneratedStruct):
 # --- DeleteRecordsPartition, versions 0-1 ---
 
 def _read_DeleteRecordsPartition_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsPartition, int]:
-    partition = DeleteRecordsPartition.__new__(DeleteRecordsPartition)
+    partition = blank_instance(DeleteRecordsPartition)
     field = ""
     index = 0
     try:
@@ -203,7 +203,7 @@ def _size_DeleteRecordsPartition_v0_1(partition: DeleteRecordsPartition) -> int:
 # --- DeleteRecordsPartition, version 2 (flexible) ---
 
 def _read_DeleteRecordsPartition_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartition, int]:
-    partition = DeleteRecordsPartition.__new__(DeleteRecordsPartition)
+    partition = blank_instance(DeleteRecordsPartition)
     field = ""
     index = 0
     try:
@@ -247,7 +247,7 @@ def _size_DeleteRecordsPartition_v2(partition: DeleteRecordsPartition) -> int:
 # --- DeleteRecordsTopic, versions 0-1 ---
 
 def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTopic, int]:
-    topic = DeleteRecordsTopic.__new__(DeleteRecordsTopic)
+    topic = blank_instance(DeleteRecordsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -259,6 +259,8 @@ def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTo
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DeleteRecordsPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -266,7 +268,7 @@ def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTo
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 12:
                 for partitions_row in _rows_DeleteRecordsPartition_v0_1(partitions_rows):
-                    partitions_item = DeleteRecordsPartition.__new__(DeleteRecordsPartition)
+                    partitions_item = blank_instance(DeleteRecordsPartition)
                     partitions_item.partition_index, partitions_item.offset = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -319,7 +321,7 @@ def _size_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic) -> int:
 # --- DeleteRecordsTopic, version 2 (flexible) ---
 
 def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopic, int]:
-    topic = DeleteRecordsTopic.__new__(DeleteRecordsTopic)
+    topic = blank_instance(DeleteRecordsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -340,6 +342,8 @@ def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DeleteRecordsPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -347,7 +351,7 @@ def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopi
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
                 for partitions_row in _rows_DeleteRecordsPartition_v2(partitions_rows):
-                    partitions_item = DeleteRecordsPartition.__new__(DeleteRecordsPartition)
+                    partitions_item = blank_instance(DeleteRecordsPartition)
                     partitions_item.partition_index, partitions_item.offset, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -421,20 +425,56 @@ def _size_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic) -> int:
 # --- DeleteRecordsRequest, versions 0-1 ---
 
 def _read_DeleteRecordsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsRequest, int]:
-    request = DeleteRecordsRequest.__new__(DeleteRecordsRequest)
+    request = blank_instance(DeleteRecordsRequest)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DeleteRecordsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopic_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteRecordsTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DeleteRecordsPartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 12
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 12:
+                            for partitions_row in _rows_DeleteRecordsPartition_v0_1(partitions_rows):
+                                partitions_item = blank_instance(DeleteRecordsPartition)
+                                partitions_item.partition_index, partitions_item.offset = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DeleteRecordsPartition_v0_1(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteRecordsRequest_timeout_ms(buf, pos)
@@ -479,7 +519,7 @@ def _size_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest) -> int:
 # --- DeleteRecordsRequest, version 2 (flexible) ---
 
 def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRequest, int]:
-    request = DeleteRecordsRequest.__new__(DeleteRecordsRequest)
+    request = blank_instance(DeleteRecordsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -493,11 +533,60 @@ def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DeleteRecordsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopic_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteRecordsTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DeleteRecordsPartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 13
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                            for partitions_row in _rows_DeleteRecordsPartition_v2(partitions_rows):
+                                partitions_item = blank_instance(DeleteRecordsPartition)
+                                partitions_item.partition_index, partitions_item.offset, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DeleteRecordsPartition_v2(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteRecordsRequest_timeout_ms(buf, pos)

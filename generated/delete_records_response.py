@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -177,7 +177,7 @@ class DeleteRecordsResponse(GeneratedStruct):
 # --- DeleteRecordsPartitionResult, versions 0-1 ---
 
 def _read_DeleteRecordsPartitionResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsPartitionResult, int]:
-    result = DeleteRecordsPartitionResult.__new__(DeleteRecordsPartitionResult)
+    result = blank_instance(DeleteRecordsPartitionResult)
     field = ""
     index = 0
     try:
@@ -209,7 +209,7 @@ def _size_DeleteRecordsPartitionResult_v0_1(result: DeleteRecordsPartitionResult
 # --- DeleteRecordsPartitionResult, version 2 (flexible) ---
 
 def _read_DeleteRecordsPartitionResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartitionResult, int]:
-    result = DeleteRecordsPartitionResult.__new__(DeleteRecordsPartitionResult)
+    result = blank_instance(DeleteRecordsPartitionResult)
     field = ""
     index = 0
     try:
@@ -253,7 +253,7 @@ def _size_DeleteRecordsPartitionResult_v2(result: DeleteRecordsPartitionResult) 
 # --- DeleteRecordsTopicResult, versions 0-1 ---
 
 def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTopicResult, int]:
-    result = DeleteRecordsTopicResult.__new__(DeleteRecordsTopicResult)
+    result = blank_instance(DeleteRecordsTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -265,6 +265,8 @@ def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRec
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -272,7 +274,7 @@ def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRec
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 14:
                 for partitions_row in _rows_DeleteRecordsPartitionResult_v0_1(partitions_rows):
-                    partitions_item = DeleteRecordsPartitionResult.__new__(DeleteRecordsPartitionResult)
+                    partitions_item = blank_instance(DeleteRecordsPartitionResult)
                     partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -325,7 +327,7 @@ def _size_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult) -> int
 # --- DeleteRecordsTopicResult, version 2 (flexible) ---
 
 def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopicResult, int]:
-    result = DeleteRecordsTopicResult.__new__(DeleteRecordsTopicResult)
+    result = blank_instance(DeleteRecordsTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -346,6 +348,8 @@ def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecor
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -353,7 +357,7 @@ def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecor
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
                 for partitions_row in _rows_DeleteRecordsPartitionResult_v2(partitions_rows):
-                    partitions_item = DeleteRecordsPartitionResult.__new__(DeleteRecordsPartitionResult)
+                    partitions_item = blank_instance(DeleteRecordsPartitionResult)
                     partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -427,9 +431,10 @@ def _size_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult) -> int:
 # --- DeleteRecordsResponse, versions 0-1 ---
 
 def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsResponse, int]:
-    response = DeleteRecordsResponse.__new__(DeleteRecordsResponse)
+    response = blank_instance(DeleteRecordsResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DeleteRecordsResponse_throttle_time_ms(buf, pos)
@@ -439,11 +444,46 @@ def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecord
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopicResult_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteRecordsTopicResult)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 14
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 14:
+                            for partitions_row in _rows_DeleteRecordsPartitionResult_v0_1(partitions_rows):
+                                partitions_item = blank_instance(DeleteRecordsPartitionResult)
+                                partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DeleteRecordsPartitionResult_v0_1(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -485,7 +525,7 @@ def _size_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse) -> int:
 # --- DeleteRecordsResponse, version 2 (flexible) ---
 
 def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsResponse, int]:
-    response = DeleteRecordsResponse.__new__(DeleteRecordsResponse)
+    response = blank_instance(DeleteRecordsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -502,11 +542,60 @@ def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteRecordsTopicResult_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteRecordsTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 15
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
+                            for partitions_row in _rows_DeleteRecordsPartitionResult_v2(partitions_rows):
+                                partitions_item = blank_instance(DeleteRecordsPartitionResult)
+                                partitions_item.partition_index, partitions_item.low_watermark, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DeleteRecordsPartitionResult_v2(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

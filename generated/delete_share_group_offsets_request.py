@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
@@ -110,7 +110,7 @@ class DeleteShareGroupOffsetsRequest(GeneratedStruct):
 # --- DeleteShareGroupOffsetsRequestTopic, version 0 (flexible) ---
 
 def _read_DeleteShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsRequestTopic, int]:
-    topic = DeleteShareGroupOffsetsRequestTopic.__new__(DeleteShareGroupOffsetsRequestTopic)
+    topic = blank_instance(DeleteShareGroupOffsetsRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -167,7 +167,7 @@ def _size_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsetsR
 # --- DeleteShareGroupOffsetsRequest, version 0 (flexible) ---
 
 def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsRequest, int]:
-    request = DeleteShareGroupOffsetsRequest.__new__(DeleteShareGroupOffsetsRequest)
+    request = blank_instance(DeleteShareGroupOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -188,11 +188,32 @@ def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[Delet
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DeleteShareGroupOffsetsRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteShareGroupOffsetsRequestTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteShareGroupOffsetsRequestTopic)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

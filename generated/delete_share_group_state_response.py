@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -169,7 +169,7 @@ class DeleteShareGroupStateResponse(GeneratedStruct):
 # --- PartitionResult, version 0 (flexible) ---
 
 def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -224,7 +224,7 @@ def _size_PartitionResult_v0(result: PartitionResult) -> int:
 # --- DeleteStateResult, version 0 (flexible) ---
 
 def _read_DeleteStateResult_v0(buf: bytes, pos: int) -> tuple[DeleteStateResult, int]:
-    result = DeleteStateResult.__new__(DeleteStateResult)
+    result = blank_instance(DeleteStateResult)
     field = ""
     index = 0
     size = len(buf)
@@ -240,11 +240,35 @@ def _read_DeleteStateResult_v0(buf: bytes, pos: int) -> tuple[DeleteStateResult,
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionResult] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResult_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionResult)
+                    field = "partition, error_code"
+                    partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
+                    pos += 6
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -303,7 +327,7 @@ def _size_DeleteStateResult_v0(result: DeleteStateResult) -> int:
 # --- DeleteShareGroupStateResponse, version 0 (flexible) ---
 
 def _read_DeleteShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupStateResponse, int]:
-    response = DeleteShareGroupStateResponse.__new__(DeleteShareGroupStateResponse)
+    response = blank_instance(DeleteShareGroupStateResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -317,11 +341,66 @@ def _read_DeleteShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[Delete
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DeleteStateResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DeleteStateResult_v0(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DeleteStateResult)
+                    field = "topic_id"
+                    results_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionResult] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionResult)
+                                field = "partition, error_code"
+                                partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
+                                pos += 6
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        results_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,7 +129,7 @@ class DeleteTopicsRequest(GeneratedStruct):
 # --- DeleteTopicState, version 6 (flexible) ---
 
 def _read_DeleteTopicState_v6(buf: bytes, pos: int) -> tuple[DeleteTopicState, int]:
-    state = DeleteTopicState.__new__(DeleteTopicState)
+    state = blank_instance(DeleteTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -184,7 +184,7 @@ def _size_DeleteTopicState_v6(state: DeleteTopicState) -> int:
 # --- DeleteTopicsRequest, versions 1-3 ---
 
 def _read_DeleteTopicsRequest_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
-    request = DeleteTopicsRequest.__new__(DeleteTopicsRequest)
+    request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
     try:
@@ -193,6 +193,8 @@ def _read_DeleteTopicsRequest_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsRe
         topic_names_n, pos = _w.read_count(buf, pos, False)
         if topic_names_n < 0:
             raise DecodeError("non-nullable field topic_names was null", offset=pos)
+        elif topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_names_items: list[str] = []
             for index in range(topic_names_n):
@@ -246,7 +248,7 @@ def _size_DeleteTopicsRequest_v1_3(request: DeleteTopicsRequest) -> int:
 # --- DeleteTopicsRequest, versions 4-5 (flexible) ---
 
 def _read_DeleteTopicsRequest_v4_5(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
-    request = DeleteTopicsRequest.__new__(DeleteTopicsRequest)
+    request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -260,6 +262,8 @@ def _read_DeleteTopicsRequest_v4_5(buf: bytes, pos: int) -> tuple[DeleteTopicsRe
             topic_names_n, pos = _w.read_count(buf, pos, True)
         if topic_names_n < 0:
             raise DecodeError("non-nullable field topic_names was null", offset=pos)
+        elif topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_names_items: list[str] = []
             for index in range(topic_names_n):
@@ -331,7 +335,7 @@ def _size_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest) -> int:
 # --- DeleteTopicsRequest, version 6 (flexible) ---
 
 def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
-    request = DeleteTopicsRequest.__new__(DeleteTopicsRequest)
+    request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -345,11 +349,34 @@ def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequ
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DeleteTopicState] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteTopicState_v6(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteTopicState)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteTopicsRequest_timeout_ms(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -138,7 +138,7 @@ class DeleteTopicsResponse(GeneratedStruct):
 # --- DeletableTopicResult, versions 1-3 ---
 
 def _read_DeletableTopicResult_v1_3(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     result.error_message = None
     field = ""
@@ -179,7 +179,7 @@ def _size_DeletableTopicResult_v1_3(result: DeletableTopicResult) -> int:
 # --- DeletableTopicResult, version 4 (flexible) ---
 
 def _read_DeletableTopicResult_v4(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     result.error_message = None
     field = ""
@@ -243,7 +243,7 @@ def _size_DeletableTopicResult_v4(result: DeletableTopicResult) -> int:
 # --- DeletableTopicResult, version 5 (flexible) ---
 
 def _read_DeletableTopicResult_v5(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -316,7 +316,7 @@ def _size_DeletableTopicResult_v5(result: DeletableTopicResult) -> int:
 # --- DeletableTopicResult, version 6 (flexible) ---
 
 def _read_DeletableTopicResult_v6(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -386,7 +386,7 @@ def _size_DeletableTopicResult_v6(result: DeletableTopicResult) -> int:
 # --- DeleteTopicsResponse, versions 1-3 ---
 
 def _read_DeleteTopicsResponse_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     try:
@@ -398,11 +398,27 @@ def _read_DeleteTopicsResponse_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsR
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v1_3(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    responses_item.topic_id = _ZERO_UUID
+                    responses_item.error_message = None
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -444,7 +460,7 @@ def _size_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse) -> int:
 # --- DeleteTopicsResponse, version 4 (flexible) ---
 
 def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -461,11 +477,37 @@ def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v4(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    responses_item.topic_id = _ZERO_UUID
+                    responses_item.error_message = None
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -523,7 +565,7 @@ def _size_DeleteTopicsResponse_v4(response: DeleteTopicsResponse) -> int:
 # --- DeleteTopicsResponse, version 5 (flexible) ---
 
 def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -540,11 +582,43 @@ def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v5(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -602,7 +676,7 @@ def _size_DeleteTopicsResponse_v5(response: DeleteTopicsResponse) -> int:
 # --- DeleteTopicsResponse, version 6 (flexible) ---
 
 def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -619,11 +693,44 @@ def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v6(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -110,7 +110,7 @@ class DescribeAclsRequest(GeneratedStruct):
 # --- DescribeAclsRequest, version 1 ---
 
 def _read_DescribeAclsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
-    request = DescribeAclsRequest.__new__(DescribeAclsRequest)
+    request = blank_instance(DescribeAclsRequest)
     field = ""
     index = 0
     try:
@@ -167,7 +167,7 @@ def _size_DescribeAclsRequest_v1(request: DescribeAclsRequest) -> int:
 # --- DescribeAclsRequest, versions 2-3 (flexible) ---
 
 def _read_DescribeAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsRequest, int]:
-    request = DescribeAclsRequest.__new__(DescribeAclsRequest)
+    request = blank_instance(DescribeAclsRequest)
     field = ""
     index = 0
     size = len(buf)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -207,7 +207,7 @@ class DescribeAclsResponse(GeneratedStruct):
 # --- AclDescription, version 1 ---
 
 def _read_AclDescription_v1(buf: bytes, pos: int) -> tuple[AclDescription, int]:
-    description = AclDescription.__new__(AclDescription)
+    description = blank_instance(AclDescription)
     field = ""
     index = 0
     try:
@@ -253,7 +253,7 @@ def _size_AclDescription_v1(description: AclDescription) -> int:
 # --- AclDescription, versions 2-3 (flexible) ---
 
 def _read_AclDescription_v2_3(buf: bytes, pos: int) -> tuple[AclDescription, int]:
-    description = AclDescription.__new__(AclDescription)
+    description = blank_instance(AclDescription)
     field = ""
     index = 0
     size = len(buf)
@@ -332,7 +332,7 @@ def _size_AclDescription_v2_3(description: AclDescription) -> int:
 # --- DescribeAclsResource, version 1 ---
 
 def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
-    resource = DescribeAclsResource.__new__(DescribeAclsResource)
+    resource = blank_instance(DescribeAclsResource)
     field = ""
     index = 0
     try:
@@ -349,11 +349,27 @@ def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
         acls_n, pos = _w.read_count(buf, pos, False)
         if acls_n < 0:
             raise DecodeError("non-nullable field acls was null", offset=pos)
+        elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acls_items: list[AclDescription] = []
-            for index in range(acls_n):
-                acls_item, pos = _read_AclDescription_v1(buf, pos)
+            for acls_index in range(acls_n):
+                try:
+                    acls_item = blank_instance(AclDescription)
+                    field = "principal"
+                    acls_item.principal, pos = _w.read_string_nn(buf, pos)
+                    field = "host"
+                    acls_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "operation, permission_type"
+                    acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
+                    pos += 2
+                    acls_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "acls[]", acls_index
+                    raise failure from None
                 acls_items.append(acls_item)
+            field, index = "acls[]", acls_index  # as the last call would have left them
             resource.acls = acls_items
         resource.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -402,7 +418,7 @@ def _size_DescribeAclsResource_v1(resource: DescribeAclsResource) -> int:
 # --- DescribeAclsResource, versions 2-3 (flexible) ---
 
 def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
-    resource = DescribeAclsResource.__new__(DescribeAclsResource)
+    resource = blank_instance(DescribeAclsResource)
     field = ""
     index = 0
     size = len(buf)
@@ -429,11 +445,42 @@ def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
             acls_n, pos = _w.read_count(buf, pos, True)
         if acls_n < 0:
             raise DecodeError("non-nullable field acls was null", offset=pos)
+        elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acls_items: list[AclDescription] = []
-            for index in range(acls_n):
-                acls_item, pos = _read_AclDescription_v2_3(buf, pos)
+            for acls_index in range(acls_n):
+                try:
+                    acls_item = blank_instance(AclDescription)
+                    field = "principal"
+                    principal_end = pos + buf[pos]
+                    if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
+                        acls_item.principal = buf[pos + 1:principal_end].decode()
+                        pos = principal_end
+                    else:
+                        acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        acls_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "operation, permission_type"
+                    acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        acls_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "acls[]", acls_index
+                    raise failure from None
                 acls_items.append(acls_item)
+            field, index = "acls[]", acls_index  # as the last call would have left them
             resource.acls = acls_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -503,7 +550,7 @@ def _size_DescribeAclsResource_v2_3(resource: DescribeAclsResource) -> int:
 # --- DescribeAclsResponse, version 1 ---
 
 def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    response = DescribeAclsResponse.__new__(DescribeAclsResponse)
+    response = blank_instance(DescribeAclsResponse)
     field = ""
     index = 0
     try:
@@ -517,11 +564,55 @@ def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeAclsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeAclsResource_v1(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeAclsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "pattern_type"
+                    (resources_item.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
+                    pos += 1
+                    field = "acls[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    acls_n, pos = _w.read_count(buf, pos, False)
+                    if acls_n < 0:
+                        raise DecodeError("non-nullable field acls was null", offset=pos)
+                    elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        acls_items: list[AclDescription] = []
+                        for acls_index in range(acls_n):
+                            try:
+                                acls_item = blank_instance(AclDescription)
+                                field = "principal"
+                                acls_item.principal, pos = _w.read_string_nn(buf, pos)
+                                field = "host"
+                                acls_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "operation, permission_type"
+                                acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
+                                pos += 2
+                                acls_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "acls[]", acls_index
+                                raise failure from None
+                            acls_items.append(acls_item)
+                        field, index = "acls[]", acls_index  # as the last call would have left them
+                        resources_item.acls = acls_items
+                    resources_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             response.resources = resources_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -566,7 +657,7 @@ def _size_DescribeAclsResponse_v1(response: DescribeAclsResponse) -> int:
 # --- DescribeAclsResponse, versions 2-3 (flexible) ---
 
 def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    response = DescribeAclsResponse.__new__(DescribeAclsResponse)
+    response = blank_instance(DescribeAclsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -590,11 +681,84 @@ def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeAclsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeAclsResource_v2_3(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeAclsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeAclsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "pattern_type"
+                    (resources_item.pattern_type,) = _unpack_DescribeAclsResource_pattern_type(buf, pos)
+                    pos += 1
+                    field = "acls[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    acls_n = buf[pos] - 1
+                    if acls_n < 0x7F and acls_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        acls_n, pos = _w.read_count(buf, pos, True)
+                    if acls_n < 0:
+                        raise DecodeError("non-nullable field acls was null", offset=pos)
+                    elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        acls_items: list[AclDescription] = []
+                        for acls_index in range(acls_n):
+                            try:
+                                acls_item = blank_instance(AclDescription)
+                                field = "principal"
+                                principal_end = pos + buf[pos]
+                                if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
+                                    acls_item.principal = buf[pos + 1:principal_end].decode()
+                                    pos = principal_end
+                                else:
+                                    acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    acls_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "operation, permission_type"
+                                acls_item.operation, acls_item.permission_type = _unpack_AclDescription_operation_permission_type(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    acls_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "acls[]", acls_index
+                                raise failure from None
+                            acls_items.append(acls_item)
+                        field, index = "acls[]", acls_index  # as the last call would have left them
+                        resources_item.acls = acls_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             response.resources = resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:

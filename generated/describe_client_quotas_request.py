@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,7 +129,7 @@ class DescribeClientQuotasRequest(GeneratedStruct):
 # --- ComponentData, version 0 ---
 
 def _read_ComponentData_v0(buf: bytes, pos: int) -> tuple[ComponentData, int]:
-    data = ComponentData.__new__(ComponentData)
+    data = blank_instance(ComponentData)
     field = ""
     index = 0
     try:
@@ -173,7 +173,7 @@ def _size_ComponentData_v0(data: ComponentData) -> int:
 # --- ComponentData, version 1 (flexible) ---
 
 def _read_ComponentData_v1(buf: bytes, pos: int) -> tuple[ComponentData, int]:
-    data = ComponentData.__new__(ComponentData)
+    data = blank_instance(ComponentData)
     field = ""
     index = 0
     size = len(buf)
@@ -245,7 +245,7 @@ def _size_ComponentData_v1(data: ComponentData) -> int:
 # --- DescribeClientQuotasRequest, version 0 ---
 
 def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClientQuotasRequest, int]:
-    request = DescribeClientQuotasRequest.__new__(DescribeClientQuotasRequest)
+    request = blank_instance(DescribeClientQuotasRequest)
     field = ""
     index = 0
     try:
@@ -254,11 +254,27 @@ def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[Describe
         components_n, pos = _w.read_count(buf, pos, False)
         if components_n < 0:
             raise DecodeError("non-nullable field components was null", offset=pos)
+        elif components_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             components_items: list[ComponentData] = []
-            for index in range(components_n):
-                components_item, pos = _read_ComponentData_v0(buf, pos)
+            for components_index in range(components_n):
+                try:
+                    components_item = blank_instance(ComponentData)
+                    field = "entity_type"
+                    components_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                    field = "match_type"
+                    (components_item.match_type,) = _unpack_ComponentData_match_type(buf, pos)
+                    pos += 1
+                    field = "match"
+                    components_item.match, pos = _w.read_string(buf, pos)
+                    components_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "components[]", components_index
+                    raise failure from None
                 components_items.append(components_item)
+            field, index = "components[]", components_index  # as the last call would have left them
             request.components = components_items
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)
@@ -303,7 +319,7 @@ def _size_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest) -
 # --- DescribeClientQuotasRequest, version 1 (flexible) ---
 
 def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClientQuotasRequest, int]:
-    request = DescribeClientQuotasRequest.__new__(DescribeClientQuotasRequest)
+    request = blank_instance(DescribeClientQuotasRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -317,11 +333,42 @@ def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[Describe
             components_n, pos = _w.read_count(buf, pos, True)
         if components_n < 0:
             raise DecodeError("non-nullable field components was null", offset=pos)
+        elif components_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             components_items: list[ComponentData] = []
-            for index in range(components_n):
-                components_item, pos = _read_ComponentData_v1(buf, pos)
+            for components_index in range(components_n):
+                try:
+                    components_item = blank_instance(ComponentData)
+                    field = "entity_type"
+                    entity_type_end = pos + buf[pos]
+                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                        components_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                        pos = entity_type_end
+                    else:
+                        components_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "match_type"
+                    (components_item.match_type,) = _unpack_ComponentData_match_type(buf, pos)
+                    pos += 1
+                    field = "match"
+                    match_end = pos + buf[pos]
+                    if pos < match_end < pos + 0x80 and match_end <= size:  # the usual case: a short string
+                        components_item.match = buf[pos + 1:match_end].decode()
+                        pos = match_end
+                    else:
+                        components_item.match, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        components_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        components_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "components[]", components_index
+                    raise failure from None
                 components_items.append(components_item)
+            field, index = "components[]", components_index  # as the last call would have left them
             request.components = components_items
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -225,7 +225,7 @@ class DescribeClientQuotasResponse(GeneratedStruct):
 # --- EntityData, version 0 ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     try:
@@ -264,7 +264,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- EntityData, version 1 (flexible) ---
 
 def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -331,7 +331,7 @@ def _size_EntityData_v1(data: EntityData) -> int:
 # --- ValueData, version 0 ---
 
 def _read_ValueData_v0(buf: bytes, pos: int) -> tuple[ValueData, int]:
-    data = ValueData.__new__(ValueData)
+    data = blank_instance(ValueData)
     field = ""
     index = 0
     try:
@@ -370,7 +370,7 @@ def _size_ValueData_v0(data: ValueData) -> int:
 # --- ValueData, version 1 (flexible) ---
 
 def _read_ValueData_v1(buf: bytes, pos: int) -> tuple[ValueData, int]:
-    data = ValueData.__new__(ValueData)
+    data = blank_instance(ValueData)
     field = ""
     index = 0
     size = len(buf)
@@ -432,7 +432,7 @@ def _size_ValueData_v1(data: ValueData) -> int:
 # --- EntryData, version 0 ---
 
 def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     try:
@@ -441,22 +441,49 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v0(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_item.entity_name, pos = _w.read_string(buf, pos)
+                    entity_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         field = "values[]"
         index = -1  # no element yet: an error in the count names the array itself
         values_n, pos = _w.read_count(buf, pos, False)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
+        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             values_items: list[ValueData] = []
-            for index in range(values_n):
-                values_item, pos = _read_ValueData_v0(buf, pos)
+            for values_index in range(values_n):
+                try:
+                    values_item = blank_instance(ValueData)
+                    field = "key"
+                    values_item.key, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                    pos += 8
+                    values_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "values[]", values_index
+                    raise failure from None
                 values_items.append(values_item)
+            field, index = "values[]", values_index  # as the last call would have left them
             data.values = values_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -511,7 +538,7 @@ def _size_EntryData_v0(data: EntryData) -> int:
 # --- EntryData, version 1 (flexible) ---
 
 def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     size = len(buf)
@@ -525,11 +552,39 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v1(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_type_end = pos + buf[pos]
+                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                        pos = entity_type_end
+                    else:
+                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_name_end = pos + buf[pos]
+                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                        pos = entity_name_end
+                    else:
+                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entity_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             data.entity = entity_items
         field = "values[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -540,11 +595,35 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             values_n, pos = _w.read_count(buf, pos, True)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
+        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             values_items: list[ValueData] = []
-            for index in range(values_n):
-                values_item, pos = _read_ValueData_v1(buf, pos)
+            for values_index in range(values_n):
+                try:
+                    values_item = blank_instance(ValueData)
+                    field = "key"
+                    key_end = pos + buf[pos]
+                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                        values_item.key = buf[pos + 1:key_end].decode()
+                        pos = key_end
+                    else:
+                        values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                    pos += 8
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        values_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "values[]", values_index
+                    raise failure from None
                 values_items.append(values_item)
+            field, index = "values[]", values_index  # as the last call would have left them
             data.values = values_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -619,7 +698,7 @@ def _size_EntryData_v1(data: EntryData) -> int:
 # --- DescribeClientQuotasResponse, version 0 ---
 
 def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClientQuotasResponse, int]:
-    response = DescribeClientQuotasResponse.__new__(DescribeClientQuotasResponse)
+    response = blank_instance(DescribeClientQuotasResponse)
     field = ""
     index = 0
     try:
@@ -633,11 +712,69 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             response.entries = None
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v0(buf, pos)
+            for entries_index in range(entries_n):
+                try:
+                    entries_item = blank_instance(EntryData)
+                    field = "entity[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    entity_n, pos = _w.read_count(buf, pos, False)
+                    if entity_n < 0:
+                        raise DecodeError("non-nullable field entity was null", offset=pos)
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        entity_items: list[EntityData] = []
+                        for entity_index in range(entity_n):
+                            try:
+                                entity_item = blank_instance(EntityData)
+                                field = "entity_type"
+                                entity_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                                field = "entity_name"
+                                entity_item.entity_name, pos = _w.read_string(buf, pos)
+                                entity_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "entity[]", entity_index
+                                raise failure from None
+                            entity_items.append(entity_item)
+                        field, index = "entity[]", entity_index  # as the last call would have left them
+                        entries_item.entity = entity_items
+                    field = "values[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    values_n, pos = _w.read_count(buf, pos, False)
+                    if values_n < 0:
+                        raise DecodeError("non-nullable field values was null", offset=pos)
+                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        values_items: list[ValueData] = []
+                        for values_index in range(values_n):
+                            try:
+                                values_item = blank_instance(ValueData)
+                                field = "key"
+                                values_item.key, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                                pos += 8
+                                values_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "values[]", values_index
+                                raise failure from None
+                            values_items.append(values_item)
+                        field, index = "values[]", values_index  # as the last call would have left them
+                        entries_item.values = values_items
+                    entries_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entries[]", entries_index
+                    raise failure from None
                 entries_items.append(entries_item)
+            field, index = "entries[]", entries_index  # as the last call would have left them
             response.entries = entries_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -682,7 +819,7 @@ def _size_DescribeClientQuotasResponse_v0(response: DescribeClientQuotasResponse
 # --- DescribeClientQuotasResponse, version 1 (flexible) ---
 
 def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClientQuotasResponse, int]:
-    response = DescribeClientQuotasResponse.__new__(DescribeClientQuotasResponse)
+    response = blank_instance(DescribeClientQuotasResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -706,11 +843,107 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             response.entries = None
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
-            for index in range(entries_n):
-                entries_item, pos = _read_EntryData_v1(buf, pos)
+            for entries_index in range(entries_n):
+                try:
+                    entries_item = blank_instance(EntryData)
+                    field = "entity[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    entity_n = buf[pos] - 1
+                    if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        entity_n, pos = _w.read_count(buf, pos, True)
+                    if entity_n < 0:
+                        raise DecodeError("non-nullable field entity was null", offset=pos)
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        entity_items: list[EntityData] = []
+                        for entity_index in range(entity_n):
+                            try:
+                                entity_item = blank_instance(EntityData)
+                                field = "entity_type"
+                                entity_type_end = pos + buf[pos]
+                                if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                    entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                    pos = entity_type_end
+                                else:
+                                    entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "entity_name"
+                                entity_name_end = pos + buf[pos]
+                                if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                    entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                    pos = entity_name_end
+                                else:
+                                    entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    entity_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "entity[]", entity_index
+                                raise failure from None
+                            entity_items.append(entity_item)
+                        field, index = "entity[]", entity_index  # as the last call would have left them
+                        entries_item.entity = entity_items
+                    field = "values[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    values_n = buf[pos] - 1
+                    if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        values_n, pos = _w.read_count(buf, pos, True)
+                    if values_n < 0:
+                        raise DecodeError("non-nullable field values was null", offset=pos)
+                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        values_items: list[ValueData] = []
+                        for values_index in range(values_n):
+                            try:
+                                values_item = blank_instance(ValueData)
+                                field = "key"
+                                key_end = pos + buf[pos]
+                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                    values_item.key = buf[pos + 1:key_end].decode()
+                                    pos = key_end
+                                else:
+                                    values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                                pos += 8
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    values_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "values[]", values_index
+                                raise failure from None
+                            values_items.append(values_item)
+                        field, index = "values[]", values_index  # as the last call would have left them
+                        entries_item.values = values_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entries_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entries[]", entries_index
+                    raise failure from None
                 entries_items.append(entries_item)
+            field, index = "entries[]", entries_index  # as the last call would have left them
             response.entries = entries_items
         field = "(tagged fields)"
         if buf[pos] == 0:

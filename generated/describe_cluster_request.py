@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -86,7 +86,7 @@ class DescribeClusterRequest(GeneratedStruct):
 # --- DescribeClusterRequest, version 0 (flexible) ---
 
 def _read_DescribeClusterRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    request = DescribeClusterRequest.__new__(DescribeClusterRequest)
+    request = blank_instance(DescribeClusterRequest)
     request.endpoint_type = 1
     request.include_fenced_brokers = False
     field = ""
@@ -136,7 +136,7 @@ def _size_DescribeClusterRequest_v0(request: DescribeClusterRequest) -> int:
 # --- DescribeClusterRequest, version 1 (flexible) ---
 
 def _read_DescribeClusterRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    request = DescribeClusterRequest.__new__(DescribeClusterRequest)
+    request = blank_instance(DescribeClusterRequest)
     request.include_fenced_brokers = False
     field = ""
     index = 0
@@ -183,7 +183,7 @@ def _size_DescribeClusterRequest_v1(request: DescribeClusterRequest) -> int:
 # --- DescribeClusterRequest, version 2 (flexible) ---
 
 def _read_DescribeClusterRequest_v2(buf: bytes, pos: int) -> tuple[DescribeClusterRequest, int]:
-    request = DescribeClusterRequest.__new__(DescribeClusterRequest)
+    request = blank_instance(DescribeClusterRequest)
     field = ""
     index = 0
     try:

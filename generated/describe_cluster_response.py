@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -189,7 +189,7 @@ class DescribeClusterResponse(GeneratedStruct):
 # --- DescribeClusterBroker, versions 0-1 (flexible) ---
 
 def _read_DescribeClusterBroker_v0_1(buf: bytes, pos: int) -> tuple[DescribeClusterBroker, int]:
-    broker = DescribeClusterBroker.__new__(DescribeClusterBroker)
+    broker = blank_instance(DescribeClusterBroker)
     broker.is_fenced = False
     field = ""
     index = 0
@@ -269,7 +269,7 @@ def _size_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker) -> int:
 # --- DescribeClusterBroker, version 2 (flexible) ---
 
 def _read_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeClusterBroker, int]:
-    broker = DescribeClusterBroker.__new__(DescribeClusterBroker)
+    broker = blank_instance(DescribeClusterBroker)
     field = ""
     index = 0
     size = len(buf)
@@ -351,7 +351,7 @@ def _size_DescribeClusterBroker_v2(broker: DescribeClusterBroker) -> int:
 # --- DescribeClusterResponse, version 0 (flexible) ---
 
 def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = DescribeClusterResponse.__new__(DescribeClusterResponse)
+    response = blank_instance(DescribeClusterResponse)
     response.endpoint_type = 1
     field = ""
     index = 0
@@ -386,11 +386,46 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(DescribeClusterBroker)
+                    brokers_item.is_fenced = False
+                    field = "broker_id"
+                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
@@ -470,7 +505,7 @@ def _size_DescribeClusterResponse_v0(response: DescribeClusterResponse) -> int:
 # --- DescribeClusterResponse, version 1 (flexible) ---
 
 def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = DescribeClusterResponse.__new__(DescribeClusterResponse)
+    response = blank_instance(DescribeClusterResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -507,11 +542,46 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(DescribeClusterBroker)
+                    brokers_item.is_fenced = False
+                    field = "broker_id"
+                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
@@ -591,7 +661,7 @@ def _size_DescribeClusterResponse_v1(response: DescribeClusterResponse) -> int:
 # --- DescribeClusterResponse, version 2 (flexible) ---
 
 def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = DescribeClusterResponse.__new__(DescribeClusterResponse)
+    response = blank_instance(DescribeClusterResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -628,11 +698,48 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v2(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(DescribeClusterBroker)
+                    field = "broker_id"
+                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "is_fenced"
+                    (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)

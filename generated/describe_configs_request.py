@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -139,7 +139,7 @@ class DescribeConfigsRequest(GeneratedStruct):
 # --- DescribeConfigsResource, versions 1-3 ---
 
 def _read_DescribeConfigsResource_v1_3(buf: bytes, pos: int) -> tuple[DescribeConfigsResource, int]:
-    resource = DescribeConfigsResource.__new__(DescribeConfigsResource)
+    resource = blank_instance(DescribeConfigsResource)
     field = ""
     index = 0
     try:
@@ -153,6 +153,8 @@ def _read_DescribeConfigsResource_v1_3(buf: bytes, pos: int) -> tuple[DescribeCo
         configuration_keys_n, pos = _w.read_count(buf, pos, False)
         if configuration_keys_n < 0:
             resource.configuration_keys = None
+        elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configuration_keys_items: list[str] = []
             for index in range(configuration_keys_n):
@@ -206,7 +208,7 @@ def _size_DescribeConfigsResource_v1_3(resource: DescribeConfigsResource) -> int
 # --- DescribeConfigsResource, version 4 (flexible) ---
 
 def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResource, int]:
-    resource = DescribeConfigsResource.__new__(DescribeConfigsResource)
+    resource = blank_instance(DescribeConfigsResource)
     field = ""
     index = 0
     size = len(buf)
@@ -230,6 +232,8 @@ def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConf
             configuration_keys_n, pos = _w.read_count(buf, pos, True)
         if configuration_keys_n < 0:
             resource.configuration_keys = None
+        elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configuration_keys_items: list[str] = []
             for index in range(configuration_keys_n):
@@ -306,7 +310,7 @@ def _size_DescribeConfigsResource_v4(resource: DescribeConfigsResource) -> int:
 # --- DescribeConfigsRequest, versions 1-2 ---
 
 def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = DescribeConfigsRequest.__new__(DescribeConfigsRequest)
+    request = blank_instance(DescribeConfigsRequest)
     request.include_documentation = False
     field = ""
     index = 0
@@ -316,11 +320,38 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v1_3(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "configuration_keys"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configuration_keys_n, pos = _w.read_count(buf, pos, False)
+                    if configuration_keys_n < 0:
+                        resources_item.configuration_keys = None
+                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configuration_keys_items: list[str] = []
+                        for index in range(configuration_keys_n):
+                            configuration_keys_item, pos = _w.read_string_nn(buf, pos)
+                            configuration_keys_items.append(configuration_keys_item)
+                        resources_item.configuration_keys = configuration_keys_items
+                    resources_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms"
         (request.include_synonyms,) = _unpack_DescribeConfigsRequest_include_synonyms(buf, pos)
@@ -367,7 +398,7 @@ def _size_DescribeConfigsRequest_v1_2(request: DescribeConfigsRequest) -> int:
 # --- DescribeConfigsRequest, version 3 ---
 
 def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = DescribeConfigsRequest.__new__(DescribeConfigsRequest)
+    request = blank_instance(DescribeConfigsRequest)
     field = ""
     index = 0
     try:
@@ -376,11 +407,38 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v1_3(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "configuration_keys"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configuration_keys_n, pos = _w.read_count(buf, pos, False)
+                    if configuration_keys_n < 0:
+                        resources_item.configuration_keys = None
+                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configuration_keys_items: list[str] = []
+                        for index in range(configuration_keys_n):
+                            configuration_keys_item, pos = _w.read_string_nn(buf, pos)
+                            configuration_keys_items.append(configuration_keys_item)
+                        resources_item.configuration_keys = configuration_keys_items
+                    resources_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)
@@ -425,7 +483,7 @@ def _size_DescribeConfigsRequest_v3(request: DescribeConfigsRequest) -> int:
 # --- DescribeConfigsRequest, version 4 (flexible) ---
 
 def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = DescribeConfigsRequest.__new__(DescribeConfigsRequest)
+    request = blank_instance(DescribeConfigsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -439,11 +497,52 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v4(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "configuration_keys"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configuration_keys_n = buf[pos] - 1
+                    if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configuration_keys_n, pos = _w.read_count(buf, pos, True)
+                    if configuration_keys_n < 0:
+                        resources_item.configuration_keys = None
+                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configuration_keys_items: list[str] = []
+                        for index in range(configuration_keys_n):
+                            configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                            configuration_keys_items.append(configuration_keys_item)
+                        resources_item.configuration_keys = configuration_keys_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -290,7 +290,7 @@ class DescribeConfigsResponse(GeneratedStruct):
 # --- DescribeConfigsSynonym, versions 1-3 ---
 
 def _read_DescribeConfigsSynonym_v1_3(buf: bytes, pos: int) -> tuple[DescribeConfigsSynonym, int]:
-    synonym = DescribeConfigsSynonym.__new__(DescribeConfigsSynonym)
+    synonym = blank_instance(DescribeConfigsSynonym)
     field = ""
     index = 0
     try:
@@ -334,7 +334,7 @@ def _size_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym) -> int:
 # --- DescribeConfigsSynonym, version 4 (flexible) ---
 
 def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsSynonym, int]:
-    synonym = DescribeConfigsSynonym.__new__(DescribeConfigsSynonym)
+    synonym = blank_instance(DescribeConfigsSynonym)
     field = ""
     index = 0
     size = len(buf)
@@ -406,7 +406,7 @@ def _size_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym) -> int:
 # --- DescribeConfigsResourceResult, versions 1-2 ---
 
 def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = DescribeConfigsResourceResult.__new__(DescribeConfigsResourceResult)
+    result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
     result.config_type = 0
     result.documentation = ''
@@ -425,11 +425,27 @@ def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[Desc
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
+        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
-            for index in range(synonyms_n):
-                synonyms_item, pos = _read_DescribeConfigsSynonym_v1_3(buf, pos)
+            for synonyms_index in range(synonyms_n):
+                try:
+                    synonyms_item = blank_instance(DescribeConfigsSynonym)
+                    field = "name"
+                    synonyms_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    synonyms_item.value, pos = _w.read_string(buf, pos)
+                    field = "source"
+                    (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                    pos += 1
+                    synonyms_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "synonyms[]", synonyms_index
+                    raise failure from None
                 synonyms_items.append(synonyms_item)
+            field, index = "synonyms[]", synonyms_index  # as the last call would have left them
             result.synonyms = synonyms_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -481,7 +497,7 @@ def _size_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceResu
 # --- DescribeConfigsResourceResult, version 3 ---
 
 def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = DescribeConfigsResourceResult.__new__(DescribeConfigsResourceResult)
+    result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
     field = ""
     index = 0
@@ -498,11 +514,27 @@ def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[Descri
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
+        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
-            for index in range(synonyms_n):
-                synonyms_item, pos = _read_DescribeConfigsSynonym_v1_3(buf, pos)
+            for synonyms_index in range(synonyms_n):
+                try:
+                    synonyms_item = blank_instance(DescribeConfigsSynonym)
+                    field = "name"
+                    synonyms_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    synonyms_item.value, pos = _w.read_string(buf, pos)
+                    field = "source"
+                    (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                    pos += 1
+                    synonyms_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "synonyms[]", synonyms_index
+                    raise failure from None
                 synonyms_items.append(synonyms_item)
+            field, index = "synonyms[]", synonyms_index  # as the last call would have left them
             result.synonyms = synonyms_items
         field = "config_type"
         (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
@@ -564,7 +596,7 @@ def _size_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResult
 # --- DescribeConfigsResourceResult, version 4 (flexible) ---
 
 def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = DescribeConfigsResourceResult.__new__(DescribeConfigsResourceResult)
+    result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
     field = ""
     index = 0
@@ -596,11 +628,42 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
             synonyms_n, pos = _w.read_count(buf, pos, True)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
+        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
-            for index in range(synonyms_n):
-                synonyms_item, pos = _read_DescribeConfigsSynonym_v4(buf, pos)
+            for synonyms_index in range(synonyms_n):
+                try:
+                    synonyms_item = blank_instance(DescribeConfigsSynonym)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        synonyms_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        synonyms_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                    field = "source"
+                    (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        synonyms_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "synonyms[]", synonyms_index
+                    raise failure from None
                 synonyms_items.append(synonyms_item)
+            field, index = "synonyms[]", synonyms_index  # as the last call would have left them
             result.synonyms = synonyms_items
         field = "config_type"
         (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
@@ -688,7 +751,7 @@ def _size_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResult
 # --- DescribeConfigsResult, versions 1-2 ---
 
 def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = DescribeConfigsResult.__new__(DescribeConfigsResult)
+    result = blank_instance(DescribeConfigsResult)
     field = ""
     index = 0
     try:
@@ -707,11 +770,57 @@ def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConf
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_DescribeConfigsResourceResult_v1_2(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(DescribeConfigsResourceResult)
+                    configs_item.is_default = False
+                    configs_item.config_type = 0
+                    configs_item.documentation = ''
+                    field = "name"
+                    configs_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    configs_item.value, pos = _w.read_string(buf, pos)
+                    field = "read_only, config_source, is_sensitive"
+                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                    pos += 3
+                    field = "synonyms[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    synonyms_n, pos = _w.read_count(buf, pos, False)
+                    if synonyms_n < 0:
+                        raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        synonyms_items: list[DescribeConfigsSynonym] = []
+                        for synonyms_index in range(synonyms_n):
+                            try:
+                                synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                field = "name"
+                                synonyms_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                synonyms_item.value, pos = _w.read_string(buf, pos)
+                                field = "source"
+                                (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                pos += 1
+                                synonyms_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "synonyms[]", synonyms_index
+                                raise failure from None
+                            synonyms_items.append(synonyms_item)
+                        field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                        configs_item.synonyms = synonyms_items
+                    configs_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -763,7 +872,7 @@ def _size_DescribeConfigsResult_v1_2(result: DescribeConfigsResult) -> int:
 # --- DescribeConfigsResult, version 3 ---
 
 def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = DescribeConfigsResult.__new__(DescribeConfigsResult)
+    result = blank_instance(DescribeConfigsResult)
     field = ""
     index = 0
     try:
@@ -782,11 +891,60 @@ def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfig
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_DescribeConfigsResourceResult_v3(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(DescribeConfigsResourceResult)
+                    configs_item.is_default = False
+                    field = "name"
+                    configs_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    configs_item.value, pos = _w.read_string(buf, pos)
+                    field = "read_only, config_source, is_sensitive"
+                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                    pos += 3
+                    field = "synonyms[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    synonyms_n, pos = _w.read_count(buf, pos, False)
+                    if synonyms_n < 0:
+                        raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        synonyms_items: list[DescribeConfigsSynonym] = []
+                        for synonyms_index in range(synonyms_n):
+                            try:
+                                synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                field = "name"
+                                synonyms_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                synonyms_item.value, pos = _w.read_string(buf, pos)
+                                field = "source"
+                                (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                pos += 1
+                                synonyms_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "synonyms[]", synonyms_index
+                                raise failure from None
+                            synonyms_items.append(synonyms_item)
+                        field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                        configs_item.synonyms = synonyms_items
+                    field = "config_type"
+                    (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
+                    pos += 1
+                    field = "documentation"
+                    configs_item.documentation, pos = _w.read_string(buf, pos)
+                    configs_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -838,7 +996,7 @@ def _size_DescribeConfigsResult_v3(result: DescribeConfigsResult) -> int:
 # --- DescribeConfigsResult, version 4 (flexible) ---
 
 def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = DescribeConfigsResult.__new__(DescribeConfigsResult)
+    result = blank_instance(DescribeConfigsResult)
     field = ""
     index = 0
     size = len(buf)
@@ -872,11 +1030,99 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
-            for index in range(configs_n):
-                configs_item, pos = _read_DescribeConfigsResourceResult_v4(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(DescribeConfigsResourceResult)
+                    configs_item.is_default = False
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        configs_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        configs_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        configs_item.value, pos = _w.read_compact_string(buf, pos)
+                    field = "read_only, config_source, is_sensitive"
+                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                    pos += 3
+                    field = "synonyms[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    synonyms_n = buf[pos] - 1
+                    if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        synonyms_n, pos = _w.read_count(buf, pos, True)
+                    if synonyms_n < 0:
+                        raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        synonyms_items: list[DescribeConfigsSynonym] = []
+                        for synonyms_index in range(synonyms_n):
+                            try:
+                                synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    synonyms_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    synonyms_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                                field = "source"
+                                (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                pos += 1
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    synonyms_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "synonyms[]", synonyms_index
+                                raise failure from None
+                            synonyms_items.append(synonyms_item)
+                        field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                        configs_item.synonyms = synonyms_items
+                    field = "config_type"
+                    (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
+                    pos += 1
+                    field = "documentation"
+                    documentation_end = pos + buf[pos]
+                    if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
+                        configs_item.documentation = buf[pos + 1:documentation_end].decode()
+                        pos = documentation_end
+                    else:
+                        configs_item.documentation, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        configs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -949,7 +1195,7 @@ def _size_DescribeConfigsResult_v4(result: DescribeConfigsResult) -> int:
 # --- DescribeConfigsResponse, versions 1-2 ---
 
 def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = DescribeConfigsResponse.__new__(DescribeConfigsResponse)
+    response = blank_instance(DescribeConfigsResponse)
     field = ""
     index = 0
     try:
@@ -961,11 +1207,87 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeConfigsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeConfigsResult_v1_2(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeConfigsResult)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    results_item.error_message, pos = _w.read_string(buf, pos)
+                    field = "resource_type"
+                    (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    results_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n, pos = _w.read_count(buf, pos, False)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: list[DescribeConfigsResourceResult] = []
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(DescribeConfigsResourceResult)
+                                configs_item.is_default = False
+                                configs_item.config_type = 0
+                                configs_item.documentation = ''
+                                field = "name"
+                                configs_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                configs_item.value, pos = _w.read_string(buf, pos)
+                                field = "read_only, config_source, is_sensitive"
+                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                                pos += 3
+                                field = "synonyms[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                synonyms_n, pos = _w.read_count(buf, pos, False)
+                                if synonyms_n < 0:
+                                    raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    synonyms_items: list[DescribeConfigsSynonym] = []
+                                    for synonyms_index in range(synonyms_n):
+                                        try:
+                                            synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                            field = "name"
+                                            synonyms_item.name, pos = _w.read_string_nn(buf, pos)
+                                            field = "value"
+                                            synonyms_item.value, pos = _w.read_string(buf, pos)
+                                            field = "source"
+                                            (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                            pos += 1
+                                            synonyms_item.unknown_tagged_fields = ()
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "synonyms[]", synonyms_index
+                                            raise failure from None
+                                        synonyms_items.append(synonyms_item)
+                                    field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                                    configs_item.synonyms = synonyms_items
+                                configs_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        results_item.configs = configs_items
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1007,7 +1329,7 @@ def _size_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse) -> int
 # --- DescribeConfigsResponse, version 3 ---
 
 def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = DescribeConfigsResponse.__new__(DescribeConfigsResponse)
+    response = blank_instance(DescribeConfigsResponse)
     field = ""
     index = 0
     try:
@@ -1019,11 +1341,90 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeConfigsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeConfigsResult_v3(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeConfigsResult)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    results_item.error_message, pos = _w.read_string(buf, pos)
+                    field = "resource_type"
+                    (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    results_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n, pos = _w.read_count(buf, pos, False)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: list[DescribeConfigsResourceResult] = []
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(DescribeConfigsResourceResult)
+                                configs_item.is_default = False
+                                field = "name"
+                                configs_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                configs_item.value, pos = _w.read_string(buf, pos)
+                                field = "read_only, config_source, is_sensitive"
+                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                                pos += 3
+                                field = "synonyms[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                synonyms_n, pos = _w.read_count(buf, pos, False)
+                                if synonyms_n < 0:
+                                    raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    synonyms_items: list[DescribeConfigsSynonym] = []
+                                    for synonyms_index in range(synonyms_n):
+                                        try:
+                                            synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                            field = "name"
+                                            synonyms_item.name, pos = _w.read_string_nn(buf, pos)
+                                            field = "value"
+                                            synonyms_item.value, pos = _w.read_string(buf, pos)
+                                            field = "source"
+                                            (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                            pos += 1
+                                            synonyms_item.unknown_tagged_fields = ()
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "synonyms[]", synonyms_index
+                                            raise failure from None
+                                        synonyms_items.append(synonyms_item)
+                                    field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                                    configs_item.synonyms = synonyms_items
+                                field = "config_type"
+                                (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
+                                pos += 1
+                                field = "documentation"
+                                configs_item.documentation, pos = _w.read_string(buf, pos)
+                                configs_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        results_item.configs = configs_items
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1065,7 +1466,7 @@ def _size_DescribeConfigsResponse_v3(response: DescribeConfigsResponse) -> int:
 # --- DescribeConfigsResponse, version 4 (flexible) ---
 
 def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = DescribeConfigsResponse.__new__(DescribeConfigsResponse)
+    response = blank_instance(DescribeConfigsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1082,11 +1483,148 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeConfigsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeConfigsResult_v4(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeConfigsResult)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        results_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "resource_type"
+                    (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        results_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        results_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n = buf[pos] - 1
+                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configs_n, pos = _w.read_count(buf, pos, True)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        configs_items: list[DescribeConfigsResourceResult] = []
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(DescribeConfigsResourceResult)
+                                configs_item.is_default = False
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    configs_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                field = "read_only, config_source, is_sensitive"
+                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                                pos += 3
+                                field = "synonyms[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                synonyms_n = buf[pos] - 1
+                                if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    synonyms_n, pos = _w.read_count(buf, pos, True)
+                                if synonyms_n < 0:
+                                    raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    synonyms_items: list[DescribeConfigsSynonym] = []
+                                    for synonyms_index in range(synonyms_n):
+                                        try:
+                                            synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                            field = "name"
+                                            name_end = pos + buf[pos]
+                                            if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "value"
+                                            value_end = pos + buf[pos]
+                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                                            field = "source"
+                                            (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                            pos += 1
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                synonyms_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "synonyms[]", synonyms_index
+                                            raise failure from None
+                                        synonyms_items.append(synonyms_item)
+                                    field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                                    configs_item.synonyms = synonyms_items
+                                field = "config_type"
+                                (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
+                                pos += 1
+                                field = "documentation"
+                                documentation_end = pos + buf[pos]
+                                if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
+                                    configs_item.documentation = buf[pos + 1:documentation_end].decode()
+                                    pos = documentation_end
+                                else:
+                                    configs_item.documentation, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        results_item.configs = configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

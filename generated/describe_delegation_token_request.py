@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DescribeDelegationTokenOwner(GeneratedStruct):
@@ -110,7 +110,7 @@ class DescribeDelegationTokenRequest(GeneratedStruct):
 # --- DescribeDelegationTokenOwner, versions 0-1 ---
 
 def _read_DescribeDelegationTokenOwner_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenOwner, int]:
-    owner = DescribeDelegationTokenOwner.__new__(DescribeDelegationTokenOwner)
+    owner = blank_instance(DescribeDelegationTokenOwner)
     field = ""
     index = 0
     try:
@@ -151,7 +151,7 @@ def _size_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner)
 # --- DescribeDelegationTokenOwner, versions 2-3 (flexible) ---
 
 def _read_DescribeDelegationTokenOwner_v2_3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenOwner, int]:
-    owner = DescribeDelegationTokenOwner.__new__(DescribeDelegationTokenOwner)
+    owner = blank_instance(DescribeDelegationTokenOwner)
     field = ""
     index = 0
     size = len(buf)
@@ -225,7 +225,7 @@ def _size_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner)
 # --- DescribeDelegationTokenRequest, versions 0-1 ---
 
 def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenRequest, int]:
-    request = DescribeDelegationTokenRequest.__new__(DescribeDelegationTokenRequest)
+    request = blank_instance(DescribeDelegationTokenRequest)
     field = ""
     index = 0
     try:
@@ -234,11 +234,24 @@ def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Des
         owners_n, pos = _w.read_count(buf, pos, False)
         if owners_n < 0:
             request.owners = None
+        elif owners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
-            for index in range(owners_n):
-                owners_item, pos = _read_DescribeDelegationTokenOwner_v0_1(buf, pos)
+            for owners_index in range(owners_n):
+                try:
+                    owners_item = blank_instance(DescribeDelegationTokenOwner)
+                    field = "principal_type"
+                    owners_item.principal_type, pos = _w.read_string_nn(buf, pos)
+                    field = "principal_name"
+                    owners_item.principal_name, pos = _w.read_string_nn(buf, pos)
+                    owners_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "owners[]", owners_index
+                    raise failure from None
                 owners_items.append(owners_item)
+            field, index = "owners[]", owners_index  # as the last call would have left them
             request.owners = owners_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -278,7 +291,7 @@ def _size_DescribeDelegationTokenRequest_v0_1(request: DescribeDelegationTokenRe
 # --- DescribeDelegationTokenRequest, versions 2-3 (flexible) ---
 
 def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenRequest, int]:
-    request = DescribeDelegationTokenRequest.__new__(DescribeDelegationTokenRequest)
+    request = blank_instance(DescribeDelegationTokenRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -292,11 +305,39 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
             owners_n, pos = _w.read_count(buf, pos, True)
         if owners_n < 0:
             request.owners = None
+        elif owners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
-            for index in range(owners_n):
-                owners_item, pos = _read_DescribeDelegationTokenOwner_v2_3(buf, pos)
+            for owners_index in range(owners_n):
+                try:
+                    owners_item = blank_instance(DescribeDelegationTokenOwner)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        owners_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        owners_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        owners_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        owners_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        owners_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        owners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "owners[]", owners_index
+                    raise failure from None
                 owners_items.append(owners_item)
+            field, index = "owners[]", owners_index  # as the last call would have left them
             request.owners = owners_items
         field = "(tagged fields)"
         if buf[pos] == 0:

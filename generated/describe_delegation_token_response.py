@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -224,7 +224,7 @@ class DescribeDelegationTokenResponse(GeneratedStruct):
 # --- DescribedDelegationTokenRenewer, versions 0-1 ---
 
 def _read_DescribedDelegationTokenRenewer_v0_1(buf: bytes, pos: int) -> tuple[DescribedDelegationTokenRenewer, int]:
-    renewer = DescribedDelegationTokenRenewer.__new__(DescribedDelegationTokenRenewer)
+    renewer = blank_instance(DescribedDelegationTokenRenewer)
     field = ""
     index = 0
     try:
@@ -265,7 +265,7 @@ def _size_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationToken
 # --- DescribedDelegationTokenRenewer, versions 2-3 (flexible) ---
 
 def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int) -> tuple[DescribedDelegationTokenRenewer, int]:
-    renewer = DescribedDelegationTokenRenewer.__new__(DescribedDelegationTokenRenewer)
+    renewer = blank_instance(DescribedDelegationTokenRenewer)
     field = ""
     index = 0
     size = len(buf)
@@ -339,7 +339,7 @@ def _size_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToken
 # --- DescribedDelegationToken, versions 0-1 ---
 
 def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
-    token = DescribedDelegationToken.__new__(DescribedDelegationToken)
+    token = blank_instance(DescribedDelegationToken)
     token.token_requester_principal_type = ''
     token.token_requester_principal_name = ''
     field = ""
@@ -361,11 +361,24 @@ def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[Described
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v0_1(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                    field = "principal_type"
+                    renewers_item.principal_type, pos = _w.read_string_nn(buf, pos)
+                    field = "principal_name"
+                    renewers_item.principal_name, pos = _w.read_string_nn(buf, pos)
+                    renewers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             token.renewers = renewers_items
         token.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -431,7 +444,7 @@ def _size_DescribedDelegationToken_v0_1(token: DescribedDelegationToken) -> int:
 # --- DescribedDelegationToken, version 2 (flexible) ---
 
 def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
-    token = DescribedDelegationToken.__new__(DescribedDelegationToken)
+    token = blank_instance(DescribedDelegationToken)
     token.token_requester_principal_type = ''
     token.token_requester_principal_name = ''
     field = ""
@@ -473,11 +486,39 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v2_3(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        renewers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             token.renewers = renewers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -574,7 +615,7 @@ def _size_DescribedDelegationToken_v2(token: DescribedDelegationToken) -> int:
 # --- DescribedDelegationToken, version 3 (flexible) ---
 
 def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
-    token = DescribedDelegationToken.__new__(DescribedDelegationToken)
+    token = blank_instance(DescribedDelegationToken)
     field = ""
     index = 0
     size = len(buf)
@@ -628,11 +669,39 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_DescribedDelegationTokenRenewer_v2_3(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        renewers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             token.renewers = renewers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -745,7 +814,7 @@ def _size_DescribedDelegationToken_v3(token: DescribedDelegationToken) -> int:
 # --- DescribeDelegationTokenResponse, versions 0-1 ---
 
 def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
-    response = DescribeDelegationTokenResponse.__new__(DescribeDelegationTokenResponse)
+    response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
     try:
@@ -757,11 +826,57 @@ def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[De
         tokens_n, pos = _w.read_count(buf, pos, False)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             tokens_items: list[DescribedDelegationToken] = []
-            for index in range(tokens_n):
-                tokens_item, pos = _read_DescribedDelegationToken_v0_1(buf, pos)
+            for tokens_index in range(tokens_n):
+                try:
+                    tokens_item = blank_instance(DescribedDelegationToken)
+                    tokens_item.token_requester_principal_type = ''
+                    tokens_item.token_requester_principal_name = ''
+                    field = "principal_type"
+                    tokens_item.principal_type, pos = _w.read_string_nn(buf, pos)
+                    field = "principal_name"
+                    tokens_item.principal_name, pos = _w.read_string_nn(buf, pos)
+                    field = "issue_timestamp, expiry_timestamp, max_timestamp"
+                    tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
+                    pos += 24
+                    field = "token_id"
+                    tokens_item.token_id, pos = _w.read_string_nn(buf, pos)
+                    field = "hmac"
+                    tokens_item.hmac, pos = _w.read_bytes_nn(buf, pos)
+                    field = "renewers[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    renewers_n, pos = _w.read_count(buf, pos, False)
+                    if renewers_n < 0:
+                        raise DecodeError("non-nullable field renewers was null", offset=pos)
+                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        renewers_items: list[DescribedDelegationTokenRenewer] = []
+                        for renewers_index in range(renewers_n):
+                            try:
+                                renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                                field = "principal_type"
+                                renewers_item.principal_type, pos = _w.read_string_nn(buf, pos)
+                                field = "principal_name"
+                                renewers_item.principal_name, pos = _w.read_string_nn(buf, pos)
+                                renewers_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "renewers[]", renewers_index
+                                raise failure from None
+                            renewers_items.append(renewers_item)
+                        field, index = "renewers[]", renewers_index  # as the last call would have left them
+                        tokens_item.renewers = renewers_items
+                    tokens_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "tokens[]", tokens_index
+                    raise failure from None
                 tokens_items.append(tokens_item)
+            field, index = "tokens[]", tokens_index  # as the last call would have left them
             response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
@@ -808,7 +923,7 @@ def _size_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationToken
 # --- DescribeDelegationTokenResponse, version 2 (flexible) ---
 
 def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
-    response = DescribeDelegationTokenResponse.__new__(DescribeDelegationTokenResponse)
+    response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -825,11 +940,96 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
             tokens_n, pos = _w.read_count(buf, pos, True)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             tokens_items: list[DescribedDelegationToken] = []
-            for index in range(tokens_n):
-                tokens_item, pos = _read_DescribedDelegationToken_v2(buf, pos)
+            for tokens_index in range(tokens_n):
+                try:
+                    tokens_item = blank_instance(DescribedDelegationToken)
+                    tokens_item.token_requester_principal_type = ''
+                    tokens_item.token_requester_principal_name = ''
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "issue_timestamp, expiry_timestamp, max_timestamp"
+                    tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
+                    pos += 24
+                    field = "token_id"
+                    token_id_end = pos + buf[pos]
+                    if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
+                        tokens_item.token_id = buf[pos + 1:token_id_end].decode()
+                        pos = token_id_end
+                    else:
+                        tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "hmac"
+                    tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "renewers[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    renewers_n = buf[pos] - 1
+                    if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        renewers_n, pos = _w.read_count(buf, pos, True)
+                    if renewers_n < 0:
+                        raise DecodeError("non-nullable field renewers was null", offset=pos)
+                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        renewers_items: list[DescribedDelegationTokenRenewer] = []
+                        for renewers_index in range(renewers_n):
+                            try:
+                                renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                                field = "principal_type"
+                                principal_type_end = pos + buf[pos]
+                                if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                    renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                    pos = principal_type_end
+                                else:
+                                    renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "principal_name"
+                                principal_name_end = pos + buf[pos]
+                                if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                    renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                    pos = principal_name_end
+                                else:
+                                    renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    renewers_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "renewers[]", renewers_index
+                                raise failure from None
+                            renewers_items.append(renewers_item)
+                        field, index = "renewers[]", renewers_index  # as the last call would have left them
+                        tokens_item.renewers = renewers_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        tokens_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "tokens[]", tokens_index
+                    raise failure from None
                 tokens_items.append(tokens_item)
+            field, index = "tokens[]", tokens_index  # as the last call would have left them
             response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
@@ -892,7 +1092,7 @@ def _size_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenRe
 # --- DescribeDelegationTokenResponse, version 3 (flexible) ---
 
 def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
-    response = DescribeDelegationTokenResponse.__new__(DescribeDelegationTokenResponse)
+    response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -909,11 +1109,108 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
             tokens_n, pos = _w.read_count(buf, pos, True)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             tokens_items: list[DescribedDelegationToken] = []
-            for index in range(tokens_n):
-                tokens_item, pos = _read_DescribedDelegationToken_v3(buf, pos)
+            for tokens_index in range(tokens_n):
+                try:
+                    tokens_item = blank_instance(DescribedDelegationToken)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "token_requester_principal_type"
+                    token_requester_principal_type_end = pos + buf[pos]
+                    if pos < token_requester_principal_type_end < pos + 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
+                        tokens_item.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
+                        pos = token_requester_principal_type_end
+                    else:
+                        tokens_item.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "token_requester_principal_name"
+                    token_requester_principal_name_end = pos + buf[pos]
+                    if pos < token_requester_principal_name_end < pos + 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
+                        tokens_item.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
+                        pos = token_requester_principal_name_end
+                    else:
+                        tokens_item.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "issue_timestamp, expiry_timestamp, max_timestamp"
+                    tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
+                    pos += 24
+                    field = "token_id"
+                    token_id_end = pos + buf[pos]
+                    if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
+                        tokens_item.token_id = buf[pos + 1:token_id_end].decode()
+                        pos = token_id_end
+                    else:
+                        tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "hmac"
+                    tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "renewers[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    renewers_n = buf[pos] - 1
+                    if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        renewers_n, pos = _w.read_count(buf, pos, True)
+                    if renewers_n < 0:
+                        raise DecodeError("non-nullable field renewers was null", offset=pos)
+                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        renewers_items: list[DescribedDelegationTokenRenewer] = []
+                        for renewers_index in range(renewers_n):
+                            try:
+                                renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                                field = "principal_type"
+                                principal_type_end = pos + buf[pos]
+                                if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                    renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                    pos = principal_type_end
+                                else:
+                                    renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "principal_name"
+                                principal_name_end = pos + buf[pos]
+                                if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                    renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                    pos = principal_name_end
+                                else:
+                                    renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    renewers_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "renewers[]", renewers_index
+                                raise failure from None
+                            renewers_items.append(renewers_item)
+                        field, index = "renewers[]", renewers_index  # as the last call would have left them
+                        tokens_item.renewers = renewers_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        tokens_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "tokens[]", tokens_index
+                    raise failure from None
                 tokens_items.append(tokens_item)
+            field, index = "tokens[]", tokens_index  # as the last call would have left them
             response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)

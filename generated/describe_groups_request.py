@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -75,7 +75,7 @@ class DescribeGroupsRequest(GeneratedStruct):
 # --- DescribeGroupsRequest, versions 0-2 ---
 
 def _read_DescribeGroupsRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeGroupsRequest, int]:
-    request = DescribeGroupsRequest.__new__(DescribeGroupsRequest)
+    request = blank_instance(DescribeGroupsRequest)
     request.include_authorized_operations = False
     field = ""
     index = 0
@@ -85,6 +85,8 @@ def _read_DescribeGroupsRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeGrou
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[str] = []
             for index in range(groups_n):
@@ -133,7 +135,7 @@ def _size_DescribeGroupsRequest_v0_2(request: DescribeGroupsRequest) -> int:
 # --- DescribeGroupsRequest, versions 3-4 ---
 
 def _read_DescribeGroupsRequest_v3_4(buf: bytes, pos: int) -> tuple[DescribeGroupsRequest, int]:
-    request = DescribeGroupsRequest.__new__(DescribeGroupsRequest)
+    request = blank_instance(DescribeGroupsRequest)
     field = ""
     index = 0
     try:
@@ -142,6 +144,8 @@ def _read_DescribeGroupsRequest_v3_4(buf: bytes, pos: int) -> tuple[DescribeGrou
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[str] = []
             for index in range(groups_n):
@@ -193,7 +197,7 @@ def _size_DescribeGroupsRequest_v3_4(request: DescribeGroupsRequest) -> int:
 # --- DescribeGroupsRequest, versions 5-6 (flexible) ---
 
 def _read_DescribeGroupsRequest_v5_6(buf: bytes, pos: int) -> tuple[DescribeGroupsRequest, int]:
-    request = DescribeGroupsRequest.__new__(DescribeGroupsRequest)
+    request = blank_instance(DescribeGroupsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -207,6 +211,8 @@ def _read_DescribeGroupsRequest_v5_6(buf: bytes, pos: int) -> tuple[DescribeGrou
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[str] = []
             for index in range(groups_n):

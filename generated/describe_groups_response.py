@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -235,7 +235,7 @@ class DescribeGroupsResponse(GeneratedStruct):
 # --- DescribedGroupMember, versions 0-3 ---
 
 def _read_DescribedGroupMember_v0_3(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
-    member = DescribedGroupMember.__new__(DescribedGroupMember)
+    member = blank_instance(DescribedGroupMember)
     member.group_instance_id = None
     field = ""
     index = 0
@@ -298,7 +298,7 @@ def _size_DescribedGroupMember_v0_3(member: DescribedGroupMember) -> int:
 # --- DescribedGroupMember, version 4 ---
 
 def _read_DescribedGroupMember_v4(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
-    member = DescribedGroupMember.__new__(DescribedGroupMember)
+    member = blank_instance(DescribedGroupMember)
     field = ""
     index = 0
     try:
@@ -365,7 +365,7 @@ def _size_DescribedGroupMember_v4(member: DescribedGroupMember) -> int:
 # --- DescribedGroupMember, versions 5-6 (flexible) ---
 
 def _read_DescribedGroupMember_v5_6(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
-    member = DescribedGroupMember.__new__(DescribedGroupMember)
+    member = blank_instance(DescribedGroupMember)
     field = ""
     index = 0
     size = len(buf)
@@ -480,7 +480,7 @@ def _size_DescribedGroupMember_v5_6(member: DescribedGroupMember) -> int:
 # --- DescribedGroup, versions 0-2 ---
 
 def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     group.authorized_operations = -2147483648
     field = ""
@@ -502,11 +502,31 @@ def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         group.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -572,7 +592,7 @@ def _size_DescribedGroup_v0_2(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 3 ---
 
 def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     field = ""
     index = 0
@@ -593,11 +613,31 @@ def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -666,7 +706,7 @@ def _size_DescribedGroup_v3(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 4 ---
 
 def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     field = ""
     index = 0
@@ -687,11 +727,32 @@ def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -760,7 +821,7 @@ def _size_DescribedGroup_v4(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 5 (flexible) ---
 
 def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     field = ""
     index = 0
@@ -806,11 +867,57 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "client_id"
+                    client_id_end = pos + buf[pos]
+                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                        members_item.client_id = buf[pos + 1:client_id_end].decode()
+                        pos = client_id_end
+                    else:
+                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "client_host"
+                    client_host_end = pos + buf[pos]
+                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                        members_item.client_host = buf[pos + 1:client_host_end].decode()
+                        pos = client_host_end
+                    else:
+                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -915,7 +1022,7 @@ def _size_DescribedGroup_v5(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 6 (flexible) ---
 
 def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -967,11 +1074,57 @@ def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "client_id"
+                    client_id_end = pos + buf[pos]
+                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                        members_item.client_id = buf[pos + 1:client_id_end].decode()
+                        pos = client_id_end
+                    else:
+                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "client_host"
+                    client_host_end = pos + buf[pos]
+                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                        members_item.client_host = buf[pos + 1:client_host_end].decode()
+                        pos = client_host_end
+                    else:
+                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -1077,7 +1230,7 @@ def _size_DescribedGroup_v6(group: DescribedGroup) -> int:
 # --- DescribeGroupsResponse, version 0 ---
 
 def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -1087,11 +1240,64 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    groups_item.authorized_operations = -2147483648
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                members_item.group_instance_id = None
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1131,7 +1337,7 @@ def _size_DescribeGroupsResponse_v0(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, versions 1-2 ---
 
 def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     try:
@@ -1143,11 +1349,64 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    groups_item.authorized_operations = -2147483648
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                members_item.group_instance_id = None
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1189,7 +1448,7 @@ def _size_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 3 ---
 
 def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     try:
@@ -1201,11 +1460,66 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v3(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                members_item.group_instance_id = None
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1247,7 +1561,7 @@ def _size_DescribeGroupsResponse_v3(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 4 ---
 
 def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     try:
@@ -1259,11 +1573,67 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v4(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "group_instance_id"
+                                members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1305,7 +1675,7 @@ def _size_DescribeGroupsResponse_v4(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 5 (flexible) ---
 
 def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1322,11 +1692,121 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v5(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_data"
+                    protocol_data_end = pos + buf[pos]
+                    if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                        groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                        pos = protocol_data_end
+                    else:
+                        groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n = buf[pos] - 1
+                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        members_n, pos = _w.read_count(buf, pos, True)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                field = "member_id"
+                                member_id_end = pos + buf[pos]
+                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                    pos = member_id_end
+                                else:
+                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "group_instance_id"
+                                group_instance_id_end = pos + buf[pos]
+                                if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                    members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                    pos = group_instance_id_end
+                                else:
+                                    members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                                field = "client_id"
+                                client_id_end = pos + buf[pos]
+                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                    pos = client_id_end
+                                else:
+                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "client_host"
+                                client_host_end = pos + buf[pos]
+                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                    pos = client_host_end
+                                else:
+                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    members_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1384,7 +1864,7 @@ def _size_DescribeGroupsResponse_v5(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 6 (flexible) ---
 
 def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1401,11 +1881,127 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v6(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_data"
+                    protocol_data_end = pos + buf[pos]
+                    if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                        groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                        pos = protocol_data_end
+                    else:
+                        groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n = buf[pos] - 1
+                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        members_n, pos = _w.read_count(buf, pos, True)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                field = "member_id"
+                                member_id_end = pos + buf[pos]
+                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                    pos = member_id_end
+                                else:
+                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "group_instance_id"
+                                group_instance_id_end = pos + buf[pos]
+                                if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                    members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                    pos = group_instance_id_end
+                                else:
+                                    members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                                field = "client_id"
+                                client_id_end = pos + buf[pos]
+                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                    pos = client_id_end
+                                else:
+                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "client_host"
+                                client_host_end = pos + buf[pos]
+                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                    pos = client_host_end
+                                else:
+                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    members_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -114,7 +114,7 @@ class DescribeLogDirsRequest(GeneratedStruct):
 # --- DescribableLogDirTopic, version 1 ---
 
 def _read_DescribableLogDirTopic_v1(buf: bytes, pos: int) -> tuple[DescribableLogDirTopic, int]:
-    topic = DescribableLogDirTopic.__new__(DescribableLogDirTopic)
+    topic = blank_instance(DescribableLogDirTopic)
     field = ""
     index = 0
     try:
@@ -167,7 +167,7 @@ def _size_DescribableLogDirTopic_v1(topic: DescribableLogDirTopic) -> int:
 # --- DescribableLogDirTopic, versions 2-5 (flexible) ---
 
 def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribableLogDirTopic, int]:
-    topic = DescribableLogDirTopic.__new__(DescribableLogDirTopic)
+    topic = blank_instance(DescribableLogDirTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -183,7 +183,8 @@ def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int) -> tuple[Describable
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -252,7 +253,7 @@ def _size_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic) -> int:
 # --- DescribeLogDirsRequest, version 1 ---
 
 def _read_DescribeLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsRequest, int]:
-    request = DescribeLogDirsRequest.__new__(DescribeLogDirsRequest)
+    request = blank_instance(DescribeLogDirsRequest)
     field = ""
     index = 0
     try:
@@ -261,11 +262,28 @@ def _read_DescribeLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeLogDi
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribableLogDirTopic_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribableLogDirTopic)
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -305,7 +323,7 @@ def _size_DescribeLogDirsRequest_v1(request: DescribeLogDirsRequest) -> int:
 # --- DescribeLogDirsRequest, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsRequest, int]:
-    request = DescribeLogDirsRequest.__new__(DescribeLogDirsRequest)
+    request = blank_instance(DescribeLogDirsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -319,11 +337,45 @@ def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLog
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribableLogDirTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribableLogDirTopic)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topics_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

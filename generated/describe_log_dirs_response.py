@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -268,7 +268,7 @@ class DescribeLogDirsResponse(GeneratedStruct):
 # --- DescribeLogDirsPartition, version 1 ---
 
 def _read_DescribeLogDirsPartition_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
-    partition = DescribeLogDirsPartition.__new__(DescribeLogDirsPartition)
+    partition = blank_instance(DescribeLogDirsPartition)
     field = ""
     index = 0
     try:
@@ -300,7 +300,7 @@ def _size_DescribeLogDirsPartition_v1(partition: DescribeLogDirsPartition) -> in
 # --- DescribeLogDirsPartition, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsPartition_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
-    partition = DescribeLogDirsPartition.__new__(DescribeLogDirsPartition)
+    partition = blank_instance(DescribeLogDirsPartition)
     field = ""
     index = 0
     try:
@@ -344,7 +344,7 @@ def _size_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition) -> 
 # --- DescribeLogDirsTopic, version 1 ---
 
 def _read_DescribeLogDirsTopic_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsTopic, int]:
-    topic = DescribeLogDirsTopic.__new__(DescribeLogDirsTopic)
+    topic = blank_instance(DescribeLogDirsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -356,6 +356,8 @@ def _read_DescribeLogDirsTopic_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirs
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeLogDirsPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -363,7 +365,7 @@ def _read_DescribeLogDirsTopic_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirs
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 21:
                 for partitions_row in _rows_DescribeLogDirsPartition_v1(partitions_rows):
-                    partitions_item = DescribeLogDirsPartition.__new__(DescribeLogDirsPartition)
+                    partitions_item = blank_instance(DescribeLogDirsPartition)
                     partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -416,7 +418,7 @@ def _size_DescribeLogDirsTopic_v1(topic: DescribeLogDirsTopic) -> int:
 # --- DescribeLogDirsTopic, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsTopic, int]:
-    topic = DescribeLogDirsTopic.__new__(DescribeLogDirsTopic)
+    topic = blank_instance(DescribeLogDirsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -437,6 +439,8 @@ def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeLogDirsPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -444,7 +448,7 @@ def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDi
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
                 for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                    partitions_item = DescribeLogDirsPartition.__new__(DescribeLogDirsPartition)
+                    partitions_item = blank_instance(DescribeLogDirsPartition)
                     partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -518,12 +522,13 @@ def _size_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic) -> int:
 # --- DescribeLogDirsResult, version 1 ---
 
 def _read_DescribeLogDirsResult_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     result.total_bytes = -1
     result.usable_bytes = -1
     result.is_cordoned = False
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "error_code"
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
@@ -535,11 +540,46 @@ def _read_DescribeLogDirsResult_v1(buf: bytes, pos: int) -> tuple[DescribeLogDir
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeLogDirsTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DescribeLogDirsPartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 21
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 21:
+                            for partitions_row in _rows_DescribeLogDirsPartition_v1(partitions_rows):
+                                partitions_item = blank_instance(DescribeLogDirsPartition)
+                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DescribeLogDirsPartition_v1(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             result.topics = topics_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -586,7 +626,7 @@ def _size_DescribeLogDirsResult_v1(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResult, versions 2-3 (flexible) ---
 
 def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     result.total_bytes = -1
     result.usable_bytes = -1
     result.is_cordoned = False
@@ -613,11 +653,60 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeLogDirsTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DescribeLogDirsPartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 22
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                            for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                partitions_item = blank_instance(DescribeLogDirsPartition)
+                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             result.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -685,7 +774,7 @@ def _size_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResult, version 4 (flexible) ---
 
 def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     result.is_cordoned = False
     field = ""
     index = 0
@@ -710,11 +799,60 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeLogDirsTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DescribeLogDirsPartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 22
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                            for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                partitions_item = blank_instance(DescribeLogDirsPartition)
+                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             result.topics = topics_items
         field = "total_bytes, usable_bytes"
         result.total_bytes, result.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
@@ -787,7 +925,7 @@ def _size_DescribeLogDirsResult_v4(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResult, version 5 (flexible) ---
 
 def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     field = ""
     index = 0
     size = len(buf)
@@ -811,11 +949,60 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeLogDirsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeLogDirsTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeLogDirsTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DescribeLogDirsPartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 22
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                            for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                partitions_item = blank_instance(DescribeLogDirsPartition)
+                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             result.topics = topics_items
         field = "total_bytes, usable_bytes, is_cordoned"
         result.total_bytes, result.usable_bytes, result.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
@@ -888,10 +1075,11 @@ def _size_DescribeLogDirsResult_v5(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResponse, version 1 ---
 
 def _read_DescribeLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     response.error_code = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeLogDirsResponse_throttle_time_ms(buf, pos)
@@ -901,11 +1089,74 @@ def _read_DescribeLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeLogD
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeLogDirsResult)
+                    results_item.total_bytes = -1
+                    results_item.usable_bytes = -1
+                    results_item.is_cordoned = False
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "log_dir"
+                    results_item.log_dir, pos = _w.read_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n, pos = _w.read_count(buf, pos, False)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeLogDirsTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeLogDirsTopic)
+                                field = "name"
+                                topics_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n, pos = _w.read_count(buf, pos, False)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[DescribeLogDirsPartition] = []
+                                    # Every element is fixed-width: one iter_unpack for all.
+                                    partitions_end = pos + partitions_n * 21
+                                    partitions_rows = buf[pos:partitions_end]
+                                    if len(partitions_rows) == partitions_n * 21:
+                                        for partitions_row in _rows_DescribeLogDirsPartition_v1(partitions_rows):
+                                            partitions_item = blank_instance(DescribeLogDirsPartition)
+                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key = partitions_row
+                                            partitions_item.unknown_tagged_fields = ()
+                                            partitions_items.append(partitions_item)
+                                        pos = partitions_end
+                                    else:
+                                        for index in range(partitions_n):
+                                            partitions_item, pos = _read_DescribeLogDirsPartition_v1(buf, pos)
+                                            partitions_items.append(partitions_item)
+                                    topics_item.partitions = partitions_items
+                                topics_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        results_item.topics = topics_items
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -947,7 +1198,7 @@ def _size_DescribeLogDirsResponse_v1(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 2 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -965,11 +1216,102 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v2_3(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeLogDirsResult)
+                    results_item.total_bytes = -1
+                    results_item.usable_bytes = -1
+                    results_item.is_cordoned = False
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "log_dir"
+                    log_dir_end = pos + buf[pos]
+                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
+                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                        pos = log_dir_end
+                    else:
+                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeLogDirsTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeLogDirsTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[DescribeLogDirsPartition] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    partitions_end = pos + partitions_n * 22
+                                    partitions_rows = buf[pos:partitions_end]
+                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                            partitions_item = blank_instance(DescribeLogDirsPartition)
+                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                            partitions_item.unknown_tagged_fields = ()
+                                            partitions_items.append(partitions_item)
+                                        pos = partitions_end
+                                    else:
+                                        for index in range(partitions_n):
+                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                            partitions_items.append(partitions_item)
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        results_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1027,7 +1369,7 @@ def _size_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 3 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1044,11 +1386,102 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v2_3(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeLogDirsResult)
+                    results_item.total_bytes = -1
+                    results_item.usable_bytes = -1
+                    results_item.is_cordoned = False
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "log_dir"
+                    log_dir_end = pos + buf[pos]
+                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
+                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                        pos = log_dir_end
+                    else:
+                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeLogDirsTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeLogDirsTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[DescribeLogDirsPartition] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    partitions_end = pos + partitions_n * 22
+                                    partitions_rows = buf[pos:partitions_end]
+                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                            partitions_item = blank_instance(DescribeLogDirsPartition)
+                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                            partitions_item.unknown_tagged_fields = ()
+                                            partitions_items.append(partitions_item)
+                                        pos = partitions_end
+                                    else:
+                                        for index in range(partitions_n):
+                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                            partitions_items.append(partitions_item)
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        results_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1106,7 +1539,7 @@ def _size_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 4 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1123,11 +1556,103 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v4(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeLogDirsResult)
+                    results_item.is_cordoned = False
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "log_dir"
+                    log_dir_end = pos + buf[pos]
+                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
+                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                        pos = log_dir_end
+                    else:
+                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeLogDirsTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeLogDirsTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[DescribeLogDirsPartition] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    partitions_end = pos + partitions_n * 22
+                                    partitions_rows = buf[pos:partitions_end]
+                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                            partitions_item = blank_instance(DescribeLogDirsPartition)
+                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                            partitions_item.unknown_tagged_fields = ()
+                                            partitions_items.append(partitions_item)
+                                        pos = partitions_end
+                                    else:
+                                        for index in range(partitions_n):
+                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                            partitions_items.append(partitions_item)
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        results_item.topics = topics_items
+                    field = "total_bytes, usable_bytes"
+                    results_item.total_bytes, results_item.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
+                    pos += 16
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1185,7 +1710,7 @@ def _size_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 5 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1202,11 +1727,102 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeLogDirsResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_DescribeLogDirsResult_v5(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DescribeLogDirsResult)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                    pos += 2
+                    field = "log_dir"
+                    log_dir_end = pos + buf[pos]
+                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
+                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                        pos = log_dir_end
+                    else:
+                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeLogDirsTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeLogDirsTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[DescribeLogDirsPartition] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    partitions_end = pos + partitions_n * 22
+                                    partitions_rows = buf[pos:partitions_end]
+                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                            partitions_item = blank_instance(DescribeLogDirsPartition)
+                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                            partitions_item.unknown_tagged_fields = ()
+                                            partitions_items.append(partitions_item)
+                                        pos = partitions_end
+                                    else:
+                                        for index in range(partitions_n):
+                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                            partitions_items.append(partitions_item)
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        results_item.topics = topics_items
+                    field = "total_bytes, usable_bytes, is_cordoned"
+                    results_item.total_bytes, results_item.usable_bytes, results_item.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
+                    pos += 17
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -253,7 +253,7 @@ class DescribeProducersResponse(GeneratedStruct):
 # --- ProducerState, version 0 (flexible) ---
 
 def _read_ProducerState_v0(buf: bytes, pos: int) -> tuple[ProducerState, int]:
-    state = ProducerState.__new__(ProducerState)
+    state = blank_instance(ProducerState)
     field = ""
     index = 0
     try:
@@ -297,7 +297,7 @@ def _size_ProducerState_v0(state: ProducerState) -> int:
 # --- PartitionResponse, version 0 (flexible) ---
 
 def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse, int]:
-    response = PartitionResponse.__new__(PartitionResponse)
+    response = blank_instance(PartitionResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -321,6 +321,8 @@ def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse,
             active_producers_n, pos = _w.read_count(buf, pos, True)
         if active_producers_n < 0:
             raise DecodeError("non-nullable field active_producers was null", offset=pos)
+        elif active_producers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             active_producers_items: list[ProducerState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -328,7 +330,7 @@ def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse,
             active_producers_rows = buf[pos:active_producers_end]
             if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
                 for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
-                    active_producers_item = ProducerState.__new__(ProducerState)
+                    active_producers_item = blank_instance(ProducerState)
                     active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
                     active_producers_item.unknown_tagged_fields = ()
                     active_producers_items.append(active_producers_item)
@@ -397,7 +399,7 @@ def _size_PartitionResponse_v0(response: PartitionResponse) -> int:
 # --- TopicResponse, version 0 (flexible) ---
 
 def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
-    response = TopicResponse.__new__(TopicResponse)
+    response = blank_instance(TopicResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -418,11 +420,63 @@ def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResponse_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionResponse)
+                    field = "partition_index, error_code"
+                    partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionResponse_partition_index_error_code(buf, pos)
+                    pos += 6
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "active_producers[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    active_producers_n = buf[pos] - 1
+                    if active_producers_n < 0x7F and active_producers_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        active_producers_n, pos = _w.read_count(buf, pos, True)
+                    if active_producers_n < 0:
+                        raise DecodeError("non-nullable field active_producers was null", offset=pos)
+                    elif active_producers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        active_producers_items: list[ProducerState] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        active_producers_end = pos + active_producers_n * 37
+                        active_producers_rows = buf[pos:active_producers_end]
+                        if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
+                            for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
+                                active_producers_item = blank_instance(ProducerState)
+                                active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
+                                active_producers_item.unknown_tagged_fields = ()
+                                active_producers_items.append(active_producers_item)
+                            pos = active_producers_end
+                        else:
+                            for index in range(active_producers_n):
+                                active_producers_item, pos = _read_ProducerState_v0(buf, pos)
+                                active_producers_items.append(active_producers_item)
+                        partitions_item.active_producers = active_producers_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -488,7 +542,7 @@ def _size_TopicResponse_v0(response: TopicResponse) -> int:
 # --- DescribeProducersResponse, version 0 (flexible) ---
 
 def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribeProducersResponse, int]:
-    response = DescribeProducersResponse.__new__(DescribeProducersResponse)
+    response = blank_instance(DescribeProducersResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -505,11 +559,99 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicResponse_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicResponse)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionResponse)
+                                field = "partition_index, error_code"
+                                partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionResponse_partition_index_error_code(buf, pos)
+                                pos += 6
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "active_producers[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                active_producers_n = buf[pos] - 1
+                                if active_producers_n < 0x7F and active_producers_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    active_producers_n, pos = _w.read_count(buf, pos, True)
+                                if active_producers_n < 0:
+                                    raise DecodeError("non-nullable field active_producers was null", offset=pos)
+                                elif active_producers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    active_producers_items: list[ProducerState] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    active_producers_end = pos + active_producers_n * 37
+                                    active_producers_rows = buf[pos:active_producers_end]
+                                    if len(active_producers_rows) == active_producers_n * 37 and not any(active_producers_rows[36::37]):
+                                        for active_producers_row in _rows_ProducerState_v0(active_producers_rows):
+                                            active_producers_item = blank_instance(ProducerState)
+                                            active_producers_item.producer_id, active_producers_item.producer_epoch, active_producers_item.last_sequence, active_producers_item.last_timestamp, active_producers_item.coordinator_epoch, active_producers_item.current_txn_start_offset, _ = active_producers_row
+                                            active_producers_item.unknown_tagged_fields = ()
+                                            active_producers_items.append(active_producers_item)
+                                        pos = active_producers_end
+                                    else:
+                                        for index in range(active_producers_n):
+                                            active_producers_item, pos = _read_ProducerState_v0(buf, pos)
+                                            active_producers_items.append(active_producers_item)
+                                    partitions_item.active_producers = active_producers_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -160,7 +160,7 @@ class DescribeShareGroupOffsetsRequest(GeneratedStruct):
 # --- DescribeShareGroupOffsetsRequestTopic, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequestTopic, int]:
-    topic = DescribeShareGroupOffsetsRequestTopic.__new__(DescribeShareGroupOffsetsRequestTopic)
+    topic = blank_instance(DescribeShareGroupOffsetsRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -176,7 +176,8 @@ def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int) -> tu
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -245,7 +246,7 @@ def _size_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupOf
 # --- DescribeShareGroupOffsetsRequestGroup, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequestGroup, int]:
-    group = DescribeShareGroupOffsetsRequestGroup.__new__(DescribeShareGroupOffsetsRequestGroup)
+    group = blank_instance(DescribeShareGroupOffsetsRequestGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -266,11 +267,45 @@ def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tu
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeShareGroupOffsetsRequestTopic)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -336,7 +371,7 @@ def _size_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupOf
 # --- DescribeShareGroupOffsetsRequest, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequest, int]:
-    request = DescribeShareGroupOffsetsRequest.__new__(DescribeShareGroupOffsetsRequest)
+    request = blank_instance(DescribeShareGroupOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -350,11 +385,81 @@ def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[D
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribeShareGroupOffsetsRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribeShareGroupOffsetsRequestGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        groups_item.topics = None
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeShareGroupOffsetsRequestTopic)
+                                field = "topic_name"
+                                topic_name_end = pos + buf[pos]
+                                if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                    topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                    pos = topic_name_end
+                                else:
+                                    topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             request.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -262,7 +262,7 @@ class DescribeShareGroupOffsetsResponse(GeneratedStruct):
 # --- DescribeShareGroupOffsetsResponsePartition, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
-    partition = DescribeShareGroupOffsetsResponsePartition.__new__(DescribeShareGroupOffsetsResponsePartition)
+    partition = blank_instance(DescribeShareGroupOffsetsResponsePartition)
     partition.lag = -1
     field = ""
     index = 0
@@ -318,7 +318,7 @@ def _size_DescribeShareGroupOffsetsResponsePartition_v0(partition: DescribeShare
 # --- DescribeShareGroupOffsetsResponsePartition, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponsePartition_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
-    partition = DescribeShareGroupOffsetsResponsePartition.__new__(DescribeShareGroupOffsetsResponsePartition)
+    partition = blank_instance(DescribeShareGroupOffsetsResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -373,7 +373,7 @@ def _size_DescribeShareGroupOffsetsResponsePartition_v1(partition: DescribeShare
 # --- DescribeShareGroupOffsetsResponseTopic, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
-    topic = DescribeShareGroupOffsetsResponseTopic.__new__(DescribeShareGroupOffsetsResponseTopic)
+    topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -396,11 +396,36 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tup
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_DescribeShareGroupOffsetsResponsePartition_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
+                    partitions_item.lag = -1
+                    field = "partition_index, start_offset, leader_epoch, error_code"
+                    partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
+                    pos += 18
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -469,7 +494,7 @@ def _size_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponseTopic, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
-    topic = DescribeShareGroupOffsetsResponseTopic.__new__(DescribeShareGroupOffsetsResponseTopic)
+    topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -492,11 +517,35 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tup
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_DescribeShareGroupOffsetsResponsePartition_v1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
+                    field = "partition_index, start_offset, leader_epoch, lag, error_code"
+                    partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
+                    pos += 26
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -565,7 +614,7 @@ def _size_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponseGroup, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
-    group = DescribeShareGroupOffsetsResponseGroup.__new__(DescribeShareGroupOffsetsResponseGroup)
+    group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -586,11 +635,74 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeShareGroupOffsetsResponseTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
+                                partitions_item.lag = -1
+                                field = "partition_index, start_offset, leader_epoch, error_code"
+                                partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
+                                pos += 18
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
@@ -671,7 +783,7 @@ def _size_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponseGroup, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
-    group = DescribeShareGroupOffsetsResponseGroup.__new__(DescribeShareGroupOffsetsResponseGroup)
+    group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -692,11 +804,73 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeShareGroupOffsetsResponseTopic_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
+                                field = "partition_index, start_offset, leader_epoch, lag, error_code"
+                                partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
+                                pos += 26
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
@@ -777,7 +951,7 @@ def _size_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponse, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
-    response = DescribeShareGroupOffsetsResponse.__new__(DescribeShareGroupOffsetsResponse)
+    response = blank_instance(DescribeShareGroupOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -794,11 +968,120 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribeShareGroupOffsetsResponseGroup_v0(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribeShareGroupOffsetsResponseGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
+                                field = "topic_name"
+                                topic_name_end = pos + buf[pos]
+                                if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                    topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                    pos = topic_name_end
+                                else:
+                                    topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "topic_id"
+                                topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
+                                    for partitions_index in range(partitions_n):
+                                        try:
+                                            partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
+                                            partitions_item.lag = -1
+                                            field = "partition_index, start_offset, leader_epoch, error_code"
+                                            partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
+                                            pos += 18
+                                            field = "error_message"
+                                            error_message_end = pos + buf[pos]
+                                            if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                partitions_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "partitions[]", partitions_index
+                                            raise failure from None
+                                        partitions_items.append(partitions_item)
+                                    field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -856,7 +1139,7 @@ def _size_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffse
 # --- DescribeShareGroupOffsetsResponse, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
-    response = DescribeShareGroupOffsetsResponse.__new__(DescribeShareGroupOffsetsResponse)
+    response = blank_instance(DescribeShareGroupOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -873,11 +1156,119 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribeShareGroupOffsetsResponseGroup_v1(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribeShareGroupOffsetsResponseGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
+                                field = "topic_name"
+                                topic_name_end = pos + buf[pos]
+                                if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                    topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                    pos = topic_name_end
+                                else:
+                                    topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "topic_id"
+                                topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
+                                    for partitions_index in range(partitions_n):
+                                        try:
+                                            partitions_item = blank_instance(DescribeShareGroupOffsetsResponsePartition)
+                                            field = "partition_index, start_offset, leader_epoch, lag, error_code"
+                                            partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
+                                            pos += 26
+                                            field = "error_message"
+                                            error_message_end = pos + buf[pos]
+                                            if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                partitions_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "partitions[]", partitions_index
+                                            raise failure from None
+                                        partitions_items.append(partitions_item)
+                                    field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

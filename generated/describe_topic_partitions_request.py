@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -169,7 +169,7 @@ class DescribeTopicPartitionsRequest(GeneratedStruct):
 # --- TopicRequest, version 0 (flexible) ---
 
 def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
-    request = TopicRequest.__new__(TopicRequest)
+    request = blank_instance(TopicRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -226,7 +226,7 @@ def _size_TopicRequest_v0(request: TopicRequest) -> int:
 # --- Cursor, version 0 (flexible) ---
 
 def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
-    cursor = Cursor.__new__(Cursor)
+    cursor = blank_instance(Cursor)
     field = ""
     index = 0
     size = len(buf)
@@ -288,7 +288,7 @@ def _size_Cursor_v0(cursor: Cursor) -> int:
 # --- DescribeTopicPartitionsRequest, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsRequest, int]:
-    request = DescribeTopicPartitionsRequest.__new__(DescribeTopicPartitionsRequest)
+    request = blank_instance(DescribeTopicPartitionsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -302,11 +302,32 @@ def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[Descr
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicRequest] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicRequest_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicRequest)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "response_partition_limit"
         (request.response_partition_limit,) = _unpack_DescribeTopicPartitionsRequest_response_partition_limit(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -302,7 +302,7 @@ class DescribeTopicPartitionsResponse(GeneratedStruct):
 # --- DescribeTopicPartitionsResponsePartition, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponsePartition, int]:
-    partition = DescribeTopicPartitionsResponsePartition.__new__(DescribeTopicPartitionsResponsePartition)
+    partition = blank_instance(DescribeTopicPartitionsResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -314,7 +314,8 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         replica_nodes_n = buf[pos] - 1
         replica_nodes_end = pos + 1 + replica_nodes_n * 4
         if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-            partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replica_nodes_end
         else:
             replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -326,7 +327,8 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         isr_nodes_n = buf[pos] - 1
         isr_nodes_end = pos + 1 + isr_nodes_n * 4
         if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-            partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_nodes_end
         else:
             isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -362,7 +364,8 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         offline_replicas_n = buf[pos] - 1
         offline_replicas_end = pos + 1 + offline_replicas_n * 4
         if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -487,7 +490,7 @@ def _size_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicPa
 # --- DescribeTopicPartitionsResponseTopic, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponseTopic, int]:
-    topic = DescribeTopicPartitionsResponseTopic.__new__(DescribeTopicPartitionsResponseTopic)
+    topic = blank_instance(DescribeTopicPartitionsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -516,11 +519,91 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_DescribeTopicPartitionsResponsePartition_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(DescribeTopicPartitionsResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n = buf[pos] - 1
+                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replica_nodes_end
+                    else:
+                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if replica_nodes_n < 0:
+                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                        else:
+                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n = buf[pos] - 1
+                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_nodes_end
+                    else:
+                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if isr_nodes_n < 0:
+                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                        else:
+                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "eligible_leader_replicas"
+                    eligible_leader_replicas_n = buf[pos] - 1
+                    eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
+                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
+                        partitions_item.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = eligible_leader_replicas_end
+                    else:
+                        eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if eligible_leader_replicas_n < 0:
+                            partitions_item.eligible_leader_replicas = None
+                        else:
+                            partitions_item.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
+                    field = "last_known_elr"
+                    last_known_elr_n = buf[pos] - 1
+                    last_known_elr_end = pos + 1 + last_known_elr_n * 4
+                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
+                        partitions_item.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = last_known_elr_end
+                    else:
+                        last_known_elr_n, pos = _w.read_count(buf, pos, True)
+                        if last_known_elr_n < 0:
+                            partitions_item.last_known_elr = None
+                        else:
+                            partitions_item.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(buf, pos)
@@ -591,7 +674,7 @@ def _size_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartitions
 # --- Cursor, version 0 (flexible) ---
 
 def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
-    cursor = Cursor.__new__(Cursor)
+    cursor = blank_instance(Cursor)
     field = ""
     index = 0
     size = len(buf)
@@ -653,7 +736,7 @@ def _size_Cursor_v0(cursor: Cursor) -> int:
 # --- DescribeTopicPartitionsResponse, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponse, int]:
-    response = DescribeTopicPartitionsResponse.__new__(DescribeTopicPartitionsResponse)
+    response = blank_instance(DescribeTopicPartitionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -670,11 +753,138 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DescribeTopicPartitionsResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_DescribeTopicPartitionsResponseTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DescribeTopicPartitionsResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_DescribeTopicPartitionsResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_DescribeTopicPartitionsResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(DescribeTopicPartitionsResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_DescribeTopicPartitionsResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "eligible_leader_replicas"
+                                eligible_leader_replicas_n = buf[pos] - 1
+                                eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
+                                if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = eligible_leader_replicas_end
+                                else:
+                                    eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if eligible_leader_replicas_n < 0:
+                                        partitions_item.eligible_leader_replicas = None
+                                    else:
+                                        partitions_item.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
+                                field = "last_known_elr"
+                                last_known_elr_n = buf[pos] - 1
+                                last_known_elr_end = pos + 1 + last_known_elr_n * 4
+                                if 0 <= last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
+                                    partitions_item.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = last_known_elr_end
+                                else:
+                                    last_known_elr_n, pos = _w.read_count(buf, pos, True)
+                                    if last_known_elr_n < 0:
+                                        partitions_item.last_known_elr = None
+                                    else:
+                                        partitions_item.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_DescribeTopicPartitionsResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "next_cursor"
         if buf[pos] >= 0x80:  # the null marker

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DescribeTransactionsRequest(GeneratedStruct):
@@ -64,7 +64,7 @@ class DescribeTransactionsRequest(GeneratedStruct):
 # --- DescribeTransactionsRequest, version 0 (flexible) ---
 
 def _read_DescribeTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeTransactionsRequest, int]:
-    request = DescribeTransactionsRequest.__new__(DescribeTransactionsRequest)
+    request = blank_instance(DescribeTransactionsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -78,6 +78,8 @@ def _read_DescribeTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[Describe
             transactional_ids_n, pos = _w.read_count(buf, pos, True)
         if transactional_ids_n < 0:
             raise DecodeError("non-nullable field transactional_ids was null", offset=pos)
+        elif transactional_ids_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transactional_ids_items: list[str] = []
             for index in range(transactional_ids_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class UserName(GeneratedStruct):
@@ -104,7 +104,7 @@ class DescribeUserScramCredentialsRequest(GeneratedStruct):
 # --- UserName, version 0 (flexible) ---
 
 def _read_UserName_v0(buf: bytes, pos: int) -> tuple[UserName, int]:
-    user_name = UserName.__new__(UserName)
+    user_name = blank_instance(UserName)
     field = ""
     index = 0
     size = len(buf)
@@ -161,7 +161,7 @@ def _size_UserName_v0(user_name: UserName) -> int:
 # --- DescribeUserScramCredentialsRequest, version 0 (flexible) ---
 
 def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsRequest, int]:
-    request = DescribeUserScramCredentialsRequest.__new__(DescribeUserScramCredentialsRequest)
+    request = blank_instance(DescribeUserScramCredentialsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -175,11 +175,32 @@ def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[
             users_n, pos = _w.read_count(buf, pos, True)
         if users_n < 0:
             request.users = None
+        elif users_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             users_items: list[UserName] = []
-            for index in range(users_n):
-                users_item, pos = _read_UserName_v0(buf, pos)
+            for users_index in range(users_n):
+                try:
+                    users_item = blank_instance(UserName)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        users_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        users_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        users_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        users_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "users[]", users_index
+                    raise failure from None
                 users_items.append(users_item)
+            field, index = "users[]", users_index  # as the last call would have left them
             request.users = users_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -131,7 +131,7 @@ class ElectLeadersRequest(GeneratedStruct):
 # --- TopicPartitions, versions 0-1 ---
 
 def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     try:
@@ -184,7 +184,7 @@ def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
 # --- TopicPartitions, version 2 (flexible) ---
 
 def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -200,7 +200,8 @@ def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -269,7 +270,7 @@ def _size_TopicPartitions_v2(partitions: TopicPartitions) -> int:
 # --- ElectLeadersRequest, version 0 ---
 
 def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
-    request = ElectLeadersRequest.__new__(ElectLeadersRequest)
+    request = blank_instance(ElectLeadersRequest)
     request.election_type = 0
     field = ""
     index = 0
@@ -279,11 +280,28 @@ def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic"
+                    topic_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    topic_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
@@ -330,7 +348,7 @@ def _size_ElectLeadersRequest_v0(request: ElectLeadersRequest) -> int:
 # --- ElectLeadersRequest, version 1 ---
 
 def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
-    request = ElectLeadersRequest.__new__(ElectLeadersRequest)
+    request = blank_instance(ElectLeadersRequest)
     field = ""
     index = 0
     try:
@@ -342,11 +360,28 @@ def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic"
+                    topic_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    topic_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
@@ -393,7 +428,7 @@ def _size_ElectLeadersRequest_v1(request: ElectLeadersRequest) -> int:
 # --- ElectLeadersRequest, version 2 (flexible) ---
 
 def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
-    request = ElectLeadersRequest.__new__(ElectLeadersRequest)
+    request = blank_instance(ElectLeadersRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -410,11 +445,45 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v2(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topic_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topic_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -182,7 +182,7 @@ class ElectLeadersResponse(GeneratedStruct):
 # --- PartitionResult, versions 0-1 ---
 
 def _read_PartitionResult_v0_1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     try:
@@ -219,7 +219,7 @@ def _size_PartitionResult_v0_1(result: PartitionResult) -> int:
 # --- PartitionResult, version 2 (flexible) ---
 
 def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -274,7 +274,7 @@ def _size_PartitionResult_v2(result: PartitionResult) -> int:
 # --- ReplicaElectionResult, versions 0-1 ---
 
 def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElectionResult, int]:
-    result = ReplicaElectionResult.__new__(ReplicaElectionResult)
+    result = blank_instance(ReplicaElectionResult)
     field = ""
     index = 0
     try:
@@ -285,11 +285,25 @@ def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElect
         partition_result_n, pos = _w.read_count(buf, pos, False)
         if partition_result_n < 0:
             raise DecodeError("non-nullable field partition_result was null", offset=pos)
+        elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_result_items: list[PartitionResult] = []
-            for index in range(partition_result_n):
-                partition_result_item, pos = _read_PartitionResult_v0_1(buf, pos)
+            for partition_result_index in range(partition_result_n):
+                try:
+                    partition_result_item = blank_instance(PartitionResult)
+                    field = "partition_id, error_code"
+                    partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
+                    pos += 6
+                    field = "error_message"
+                    partition_result_item.error_message, pos = _w.read_string(buf, pos)
+                    partition_result_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_result[]", partition_result_index
+                    raise failure from None
                 partition_result_items.append(partition_result_item)
+            field, index = "partition_result[]", partition_result_index  # as the last call would have left them
             result.partition_result = partition_result_items
         result.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -334,7 +348,7 @@ def _size_ReplicaElectionResult_v0_1(result: ReplicaElectionResult) -> int:
 # --- ReplicaElectionResult, version 2 (flexible) ---
 
 def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectionResult, int]:
-    result = ReplicaElectionResult.__new__(ReplicaElectionResult)
+    result = blank_instance(ReplicaElectionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -355,11 +369,35 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
             partition_result_n, pos = _w.read_count(buf, pos, True)
         if partition_result_n < 0:
             raise DecodeError("non-nullable field partition_result was null", offset=pos)
+        elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_result_items: list[PartitionResult] = []
-            for index in range(partition_result_n):
-                partition_result_item, pos = _read_PartitionResult_v2(buf, pos)
+            for partition_result_index in range(partition_result_n):
+                try:
+                    partition_result_item = blank_instance(PartitionResult)
+                    field = "partition_id, error_code"
+                    partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
+                    pos += 6
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_result_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_result[]", partition_result_index
+                    raise failure from None
                 partition_result_items.append(partition_result_item)
+            field, index = "partition_result[]", partition_result_index  # as the last call would have left them
             result.partition_result = partition_result_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -425,7 +463,7 @@ def _size_ReplicaElectionResult_v2(result: ReplicaElectionResult) -> int:
 # --- ElectLeadersResponse, version 0 ---
 
 def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
-    response = ElectLeadersResponse.__new__(ElectLeadersResponse)
+    response = blank_instance(ElectLeadersResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -438,11 +476,47 @@ def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
-            for index in range(replica_election_results_n):
-                replica_election_results_item, pos = _read_ReplicaElectionResult_v0_1(buf, pos)
+            for replica_election_results_index in range(replica_election_results_n):
+                try:
+                    replica_election_results_item = blank_instance(ReplicaElectionResult)
+                    field = "topic"
+                    replica_election_results_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_result[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_result_n, pos = _w.read_count(buf, pos, False)
+                    if partition_result_n < 0:
+                        raise DecodeError("non-nullable field partition_result was null", offset=pos)
+                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_result_items: list[PartitionResult] = []
+                        for partition_result_index in range(partition_result_n):
+                            try:
+                                partition_result_item = blank_instance(PartitionResult)
+                                field = "partition_id, error_code"
+                                partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
+                                pos += 6
+                                field = "error_message"
+                                partition_result_item.error_message, pos = _w.read_string(buf, pos)
+                                partition_result_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_result[]", partition_result_index
+                                raise failure from None
+                            partition_result_items.append(partition_result_item)
+                        field, index = "partition_result[]", partition_result_index  # as the last call would have left them
+                        replica_election_results_item.partition_result = partition_result_items
+                    replica_election_results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "replica_election_results[]", replica_election_results_index
+                    raise failure from None
                 replica_election_results_items.append(replica_election_results_item)
+            field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
             response.replica_election_results = replica_election_results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -486,7 +560,7 @@ def _size_ElectLeadersResponse_v0(response: ElectLeadersResponse) -> int:
 # --- ElectLeadersResponse, version 1 ---
 
 def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
-    response = ElectLeadersResponse.__new__(ElectLeadersResponse)
+    response = blank_instance(ElectLeadersResponse)
     field = ""
     index = 0
     try:
@@ -498,11 +572,47 @@ def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
-            for index in range(replica_election_results_n):
-                replica_election_results_item, pos = _read_ReplicaElectionResult_v0_1(buf, pos)
+            for replica_election_results_index in range(replica_election_results_n):
+                try:
+                    replica_election_results_item = blank_instance(ReplicaElectionResult)
+                    field = "topic"
+                    replica_election_results_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_result[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_result_n, pos = _w.read_count(buf, pos, False)
+                    if partition_result_n < 0:
+                        raise DecodeError("non-nullable field partition_result was null", offset=pos)
+                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_result_items: list[PartitionResult] = []
+                        for partition_result_index in range(partition_result_n):
+                            try:
+                                partition_result_item = blank_instance(PartitionResult)
+                                field = "partition_id, error_code"
+                                partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
+                                pos += 6
+                                field = "error_message"
+                                partition_result_item.error_message, pos = _w.read_string(buf, pos)
+                                partition_result_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_result[]", partition_result_index
+                                raise failure from None
+                            partition_result_items.append(partition_result_item)
+                        field, index = "partition_result[]", partition_result_index  # as the last call would have left them
+                        replica_election_results_item.partition_result = partition_result_items
+                    replica_election_results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "replica_election_results[]", replica_election_results_index
+                    raise failure from None
                 replica_election_results_items.append(replica_election_results_item)
+            field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
             response.replica_election_results = replica_election_results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -544,7 +654,7 @@ def _size_ElectLeadersResponse_v1(response: ElectLeadersResponse) -> int:
 # --- ElectLeadersResponse, version 2 (flexible) ---
 
 def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
-    response = ElectLeadersResponse.__new__(ElectLeadersResponse)
+    response = blank_instance(ElectLeadersResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -561,11 +671,71 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
             replica_election_results_n, pos = _w.read_count(buf, pos, True)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
-            for index in range(replica_election_results_n):
-                replica_election_results_item, pos = _read_ReplicaElectionResult_v2(buf, pos)
+            for replica_election_results_index in range(replica_election_results_n):
+                try:
+                    replica_election_results_item = blank_instance(ReplicaElectionResult)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        replica_election_results_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        replica_election_results_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_result[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_result_n = buf[pos] - 1
+                    if partition_result_n < 0x7F and partition_result_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_result_n, pos = _w.read_count(buf, pos, True)
+                    if partition_result_n < 0:
+                        raise DecodeError("non-nullable field partition_result was null", offset=pos)
+                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_result_items: list[PartitionResult] = []
+                        for partition_result_index in range(partition_result_n):
+                            try:
+                                partition_result_item = blank_instance(PartitionResult)
+                                field = "partition_id, error_code"
+                                partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
+                                pos += 6
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_result_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_result[]", partition_result_index
+                                raise failure from None
+                            partition_result_items.append(partition_result_item)
+                        field, index = "partition_result[]", partition_result_index  # as the last call would have left them
+                        replica_election_results_item.partition_result = partition_result_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        replica_election_results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        replica_election_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "replica_election_results[]", replica_election_results_index
+                    raise failure from None
                 replica_election_results_items.append(replica_election_results_item)
+            field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
             response.replica_election_results = replica_election_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class EndTransactionRecord(GeneratedStruct):
@@ -58,7 +58,7 @@ class EndTransactionRecord(GeneratedStruct):
 # --- EndTransactionRecord, version 0 (flexible) ---
 
 def _read_EndTransactionRecord_v0(buf: bytes, pos: int) -> tuple[EndTransactionRecord, int]:
-    record = EndTransactionRecord.__new__(EndTransactionRecord)
+    record = blank_instance(EndTransactionRecord)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -87,7 +87,7 @@ class EndTxnRequest(GeneratedStruct):
 # --- EndTxnRequest, versions 0-2 ---
 
 def _read_EndTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[EndTxnRequest, int]:
-    request = EndTxnRequest.__new__(EndTxnRequest)
+    request = blank_instance(EndTxnRequest)
     field = ""
     index = 0
     try:
@@ -126,7 +126,7 @@ def _size_EndTxnRequest_v0_2(request: EndTxnRequest) -> int:
 # --- EndTxnRequest, versions 3-5 (flexible) ---
 
 def _read_EndTxnRequest_v3_5(buf: bytes, pos: int) -> tuple[EndTxnRequest, int]:
-    request = EndTxnRequest.__new__(EndTxnRequest)
+    request = blank_instance(EndTxnRequest)
     field = ""
     index = 0
     size = len(buf)

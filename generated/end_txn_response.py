@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -90,7 +90,7 @@ class EndTxnResponse(GeneratedStruct):
 # --- EndTxnResponse, versions 0-2 ---
 
 def _read_EndTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
-    response = EndTxnResponse.__new__(EndTxnResponse)
+    response = blank_instance(EndTxnResponse)
     response.producer_id = -1
     response.producer_epoch = -1
     field = ""
@@ -124,7 +124,7 @@ def _size_EndTxnResponse_v0_2(response: EndTxnResponse) -> int:
 # --- EndTxnResponse, versions 3-4 (flexible) ---
 
 def _read_EndTxnResponse_v3_4(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
-    response = EndTxnResponse.__new__(EndTxnResponse)
+    response = blank_instance(EndTxnResponse)
     response.producer_id = -1
     response.producer_epoch = -1
     field = ""
@@ -170,7 +170,7 @@ def _size_EndTxnResponse_v3_4(response: EndTxnResponse) -> int:
 # --- EndTxnResponse, version 5 (flexible) ---
 
 def _read_EndTxnResponse_v5(buf: bytes, pos: int) -> tuple[EndTxnResponse, int]:
-    response = EndTxnResponse.__new__(EndTxnResponse)
+    response = blank_instance(EndTxnResponse)
     field = ""
     index = 0
     try:

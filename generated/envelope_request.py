@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class EnvelopeRequest(GeneratedStruct):
@@ -77,7 +77,7 @@ class EnvelopeRequest(GeneratedStruct):
 # --- EnvelopeRequest, version 0 (flexible) ---
 
 def _read_EnvelopeRequest_v0(buf: bytes, pos: int) -> tuple[EnvelopeRequest, int]:
-    request = EnvelopeRequest.__new__(EnvelopeRequest)
+    request = blank_instance(EnvelopeRequest)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -77,7 +77,7 @@ class ExpireDelegationTokenRequest(GeneratedStruct):
 # --- ExpireDelegationTokenRequest, versions 0-1 ---
 
 def _read_ExpireDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenRequest, int]:
-    request = ExpireDelegationTokenRequest.__new__(ExpireDelegationTokenRequest)
+    request = blank_instance(ExpireDelegationTokenRequest)
     field = ""
     index = 0
     try:
@@ -116,7 +116,7 @@ def _size_ExpireDelegationTokenRequest_v0_1(request: ExpireDelegationTokenReques
 # --- ExpireDelegationTokenRequest, version 2 (flexible) ---
 
 def _read_ExpireDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenRequest, int]:
-    request = ExpireDelegationTokenRequest.__new__(ExpireDelegationTokenRequest)
+    request = blank_instance(ExpireDelegationTokenRequest)
     field = ""
     index = 0
     try:

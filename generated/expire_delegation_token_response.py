@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -83,7 +83,7 @@ class ExpireDelegationTokenResponse(GeneratedStruct):
 # --- ExpireDelegationTokenResponse, versions 0-1 ---
 
 def _read_ExpireDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenResponse, int]:
-    response = ExpireDelegationTokenResponse.__new__(ExpireDelegationTokenResponse)
+    response = blank_instance(ExpireDelegationTokenResponse)
     field = ""
     index = 0
     try:
@@ -115,7 +115,7 @@ def _size_ExpireDelegationTokenResponse_v0_1(response: ExpireDelegationTokenResp
 # --- ExpireDelegationTokenResponse, version 2 (flexible) ---
 
 def _read_ExpireDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[ExpireDelegationTokenResponse, int]:
-    response = ExpireDelegationTokenResponse.__new__(ExpireDelegationTokenResponse)
+    response = blank_instance(ExpireDelegationTokenResponse)
     field = ""
     index = 0
     try:

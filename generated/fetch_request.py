@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -392,7 +392,7 @@ class FetchRequest(GeneratedStruct):
 # --- ReplicaState, versions 15-18 (flexible) ---
 
 def _read_ReplicaState_v15_18(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    state = ReplicaState.__new__(ReplicaState)
+    state = blank_instance(ReplicaState)
     field = ""
     index = 0
     try:
@@ -436,7 +436,7 @@ def _size_ReplicaState_v15_18(state: ReplicaState) -> int:
 # --- FetchPartition, version 4 ---
 
 def _read_FetchPartition_v4(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.current_leader_epoch = -1
     partition.last_fetched_epoch = -1
     partition.log_start_offset = -1
@@ -475,7 +475,7 @@ def _size_FetchPartition_v4(partition: FetchPartition) -> int:
 # --- FetchPartition, versions 5-8 ---
 
 def _read_FetchPartition_v5_8(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.current_leader_epoch = -1
     partition.last_fetched_epoch = -1
     partition.replica_directory_id = _ZERO_UUID
@@ -513,7 +513,7 @@ def _size_FetchPartition_v5_8(partition: FetchPartition) -> int:
 # --- FetchPartition, versions 9-11 ---
 
 def _read_FetchPartition_v9_11(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.last_fetched_epoch = -1
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
@@ -550,7 +550,7 @@ def _size_FetchPartition_v9_11(partition: FetchPartition) -> int:
 # --- FetchPartition, versions 12-16 (flexible) ---
 
 def _read_FetchPartition_v12_16(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
     field = ""
@@ -596,7 +596,7 @@ def _size_FetchPartition_v12_16(partition: FetchPartition) -> int:
 # --- FetchPartition, version 17 (flexible) ---
 
 def _read_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.high_watermark = 9223372036854775807
     partition.replica_directory_id = _ZERO_UUID
     field = ""
@@ -675,7 +675,7 @@ def _size_FetchPartition_v17(partition: FetchPartition) -> int:
 # --- FetchPartition, version 18 (flexible) ---
 
 def _read_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
     field = ""
@@ -770,7 +770,7 @@ def _size_FetchPartition_v18(partition: FetchPartition) -> int:
 # --- FetchTopic, version 4 ---
 
 def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -782,11 +782,28 @@ def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.current_leader_epoch = -1
+                    partitions_item.last_fetched_epoch = -1
+                    partitions_item.log_start_offset = -1
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, fetch_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
+                    pos += 16
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -831,7 +848,7 @@ def _size_FetchTopic_v4(topic: FetchTopic) -> int:
 # --- FetchTopic, versions 5-8 ---
 
 def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -843,11 +860,27 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v5_8(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.current_leader_epoch = -1
+                    partitions_item.last_fetched_epoch = -1
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 24
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -892,7 +925,7 @@ def _size_FetchTopic_v5_8(topic: FetchTopic) -> int:
 # --- FetchTopic, versions 9-11 ---
 
 def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -904,11 +937,26 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v9_11(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.last_fetched_epoch = -1
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 28
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -953,7 +1001,7 @@ def _size_FetchTopic_v9_11(topic: FetchTopic) -> int:
 # --- FetchTopic, version 12 (flexible) ---
 
 def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -975,11 +1023,30 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1045,7 +1112,7 @@ def _size_FetchTopic_v12(topic: FetchTopic) -> int:
 # --- FetchTopic, versions 13-16 (flexible) ---
 
 def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1062,11 +1129,30 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1125,7 +1211,7 @@ def _size_FetchTopic_v13_16(topic: FetchTopic) -> int:
 # --- FetchTopic, version 17 (flexible) ---
 
 def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1142,11 +1228,52 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v17(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.high_watermark = 9223372036854775807
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "replica_directory_id"
+                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1205,7 +1332,7 @@ def _size_FetchTopic_v17(topic: FetchTopic) -> int:
 # --- FetchTopic, version 18 (flexible) ---
 
 def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1222,11 +1349,58 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v18(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "replica_directory_id"
+                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                            elif tag == 1:
+                                field = "high_watermark"
+                                (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
+                                pos += 8
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1285,7 +1459,7 @@ def _size_FetchTopic_v18(topic: FetchTopic) -> int:
 # --- ForgottenTopic, versions 7-11 ---
 
 def _read_ForgottenTopic_v7_11(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1339,7 +1513,7 @@ def _size_ForgottenTopic_v7_11(topic: ForgottenTopic) -> int:
 # --- ForgottenTopic, version 12 (flexible) ---
 
 def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1356,7 +1530,8 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1425,7 +1600,7 @@ def _size_ForgottenTopic_v12(topic: ForgottenTopic) -> int:
 # --- ForgottenTopic, versions 13-18 (flexible) ---
 
 def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1437,7 +1612,8 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1499,7 +1675,7 @@ def _size_ForgottenTopic_v13_18(topic: ForgottenTopic) -> int:
 # --- FetchRequest, version 4 ---
 
 def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.session_id = 0
     request.session_epoch = -1
@@ -1515,11 +1691,51 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.log_start_offset = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, fetch_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
+                                pos += 16
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1565,7 +1781,7 @@ def _size_FetchRequest_v4(request: FetchRequest) -> int:
 # --- FetchRequest, versions 5-6 ---
 
 def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.session_id = 0
     request.session_epoch = -1
@@ -1581,11 +1797,50 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 24
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1631,7 +1886,7 @@ def _size_FetchRequest_v5_6(request: FetchRequest) -> int:
 # --- FetchRequest, versions 7-8 ---
 
 def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.rack_id = ''
     field = ""
@@ -1645,22 +1900,79 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 24
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    forgotten_topics_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1719,7 +2031,7 @@ def _size_FetchRequest_v7_8(request: FetchRequest) -> int:
 # --- FetchRequest, versions 9-10 ---
 
 def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.rack_id = ''
     field = ""
@@ -1733,22 +2045,78 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 28
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    forgotten_topics_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1807,7 +2175,7 @@ def _size_FetchRequest_v9_10(request: FetchRequest) -> int:
 # --- FetchRequest, version 11 ---
 
 def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -1820,22 +2188,78 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 28
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    forgotten_topics_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         request.rack_id, pos = _w.read_string_nn(buf, pos)
@@ -1901,7 +2325,7 @@ def _size_FetchRequest_v11(request: FetchRequest) -> int:
 # --- FetchRequest, version 12 (flexible) ---
 
 def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -1919,11 +2343,67 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v12(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topics_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1934,11 +2414,46 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v12(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        forgotten_topics_data_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        forgotten_topics_data_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2072,7 +2587,7 @@ def _size_FetchRequest_v12(request: FetchRequest) -> int:
 # --- FetchRequest, versions 13-14 (flexible) ---
 
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -2090,11 +2605,62 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2105,11 +2671,41 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2243,7 +2839,7 @@ def _size_FetchRequest_v13_14(request: FetchRequest) -> int:
 # --- FetchRequest, versions 15-16 (flexible) ---
 
 def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
     field = ""
@@ -2262,11 +2858,62 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2277,11 +2924,41 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2432,7 +3109,7 @@ def _size_FetchRequest_v15_16(request: FetchRequest) -> int:
 # --- FetchRequest, version 17 (flexible) ---
 
 def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
     field = ""
@@ -2451,11 +3128,84 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v17(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.high_watermark = 9223372036854775807
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "replica_directory_id"
+                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2466,11 +3216,41 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2621,7 +3401,7 @@ def _size_FetchRequest_v17(request: FetchRequest) -> int:
 # --- FetchRequest, version 18 (flexible) ---
 
 def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
     field = ""
@@ -2640,11 +3420,90 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v18(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "replica_directory_id"
+                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 1:
+                                            field = "high_watermark"
+                                            (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
+                                            pos += 8
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2655,11 +3514,41 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -520,7 +520,7 @@ class FetchResponse(GeneratedStruct):
 # --- EpochEndOffset, versions 12-18 (flexible) ---
 
 def _read_EpochEndOffset_v12_18(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    epoch_end_offset = EpochEndOffset.__new__(EpochEndOffset)
+    epoch_end_offset = blank_instance(EpochEndOffset)
     field = ""
     index = 0
     try:
@@ -564,7 +564,7 @@ def _size_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset) -> int:
 # --- LeaderIdAndEpoch, versions 12-18 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -608,7 +608,7 @@ def _size_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- SnapshotId, versions 12-18 (flexible) ---
 
 def _read_SnapshotId_v12_18(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
-    snapshot_id = SnapshotId.__new__(SnapshotId)
+    snapshot_id = blank_instance(SnapshotId)
     field = ""
     index = 0
     try:
@@ -652,7 +652,7 @@ def _size_SnapshotId_v12_18(snapshot_id: SnapshotId) -> int:
 # --- AbortedTransaction, versions 4-11 ---
 
 def _read_AbortedTransaction_v4_11(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
-    transaction = AbortedTransaction.__new__(AbortedTransaction)
+    transaction = blank_instance(AbortedTransaction)
     field = ""
     index = 0
     try:
@@ -684,7 +684,7 @@ def _size_AbortedTransaction_v4_11(transaction: AbortedTransaction) -> int:
 # --- AbortedTransaction, versions 12-18 (flexible) ---
 
 def _read_AbortedTransaction_v12_18(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
-    transaction = AbortedTransaction.__new__(AbortedTransaction)
+    transaction = blank_instance(AbortedTransaction)
     field = ""
     index = 0
     try:
@@ -728,7 +728,7 @@ def _size_AbortedTransaction_v12_18(transaction: AbortedTransaction) -> int:
 # --- PartitionData, version 4 ---
 
 def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.log_start_offset = -1
     data.preferred_read_replica = -1
     field = ""
@@ -743,6 +743,8 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -750,7 +752,7 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 16:
                 for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item = blank_instance(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_items.append(aborted_transactions_item)
@@ -764,8 +766,12 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -818,7 +824,7 @@ def _size_PartitionData_v4(data: PartitionData) -> int:
 # --- PartitionData, versions 5-10 ---
 
 def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.preferred_read_replica = -1
     field = ""
     index = 0
@@ -832,6 +838,8 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -839,7 +847,7 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 16:
                 for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item = blank_instance(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_items.append(aborted_transactions_item)
@@ -853,8 +861,12 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -907,7 +919,7 @@ def _size_PartitionData_v5_10(data: PartitionData) -> int:
 # --- PartitionData, version 11 ---
 
 def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -920,6 +932,8 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -927,7 +941,7 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 16:
                 for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
-                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item = blank_instance(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_items.append(aborted_transactions_item)
@@ -944,8 +958,12 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -998,7 +1016,7 @@ def _size_PartitionData_v11(data: PartitionData) -> int:
 # --- PartitionData, versions 12-18 (flexible) ---
 
 def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -1015,6 +1033,8 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             aborted_transactions_n, pos = _w.read_count(buf, pos, True)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1022,7 +1042,7 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
                 for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item = blank_instance(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_items.append(aborted_transactions_item)
@@ -1036,12 +1056,33 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
         (data.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
         pos += 4
         field = "records"
-        records_n, pos = _w.read_length(buf, pos, True)
-        if records_n < 0:
-            data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
-            pos += records_n
+        records_n = buf[pos]  # the length + 1, an unsigned varint
+        if records_n < 0x80:
+            records_start = pos + 1
+        elif pos + 1 < size and buf[pos + 1] < 0x80:
+            records_n = records_n & 0x7F | buf[pos + 1] << 7
+            records_start = pos + 2
+        else:
+            records_start = size + 1  # longer: the runtime reads it below
+        records_n -= 1
+        if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = records_start
+            records_view._end = records_start + records_n
+            data.records = records_view
+            pos = records_start + records_n
+        else:  # null, a length of three bytes or more, or one that does not fit
+            records_n, pos = _w.read_length(buf, pos, True)
+            if records_n < 0:
+                data.records = None
+            else:
+                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                records_view._buf = buf
+                records_view._start = pos
+                records_view._end = pos + records_n
+                data.records = records_view
+                pos += records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1172,10 +1213,11 @@ def _size_PartitionData_v12_18(data: PartitionData) -> int:
 # --- FetchableTopicResponse, version 4 ---
 
 def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
@@ -1184,11 +1226,60 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.log_start_offset = -1
+                    partitions_item.preferred_read_replica = -1
+                    field = "partition_index, error_code, high_watermark, last_stable_offset"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset = _unpack_PartitionData_partition_index_to_last_stable_offset(buf, pos)
+                    pos += 22
+                    field = "aborted_transactions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+                    if aborted_transactions_n < 0:
+                        partitions_item.aborted_transactions = None
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        aborted_transactions_items: list[AbortedTransaction] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        aborted_transactions_end = pos + aborted_transactions_n * 16
+                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                        if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                            for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
+                                aborted_transactions_item = blank_instance(AbortedTransaction)
+                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
+                                aborted_transactions_item.unknown_tagged_fields = ()
+                                aborted_transactions_items.append(aborted_transactions_item)
+                            pos = aborted_transactions_end
+                        else:
+                            for index in range(aborted_transactions_n):
+                                aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                                aborted_transactions_items.append(aborted_transactions_item)
+                        partitions_item.aborted_transactions = aborted_transactions_items
+                    field = "records"
+                    records_n, pos = _w.read_length(buf, pos, False)
+                    if records_n < 0:
+                        partitions_item.records = None
+                    else:
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = pos
+                        records_view._end = pos + records_n
+                        partitions_item.records = records_view
+                        pos += records_n
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1233,10 +1324,11 @@ def _size_FetchableTopicResponse_v4(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, versions 5-10 ---
 
 def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
@@ -1245,11 +1337,59 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v5_10(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.preferred_read_replica = -1
+                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "aborted_transactions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+                    if aborted_transactions_n < 0:
+                        partitions_item.aborted_transactions = None
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        aborted_transactions_items: list[AbortedTransaction] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        aborted_transactions_end = pos + aborted_transactions_n * 16
+                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                        if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                            for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
+                                aborted_transactions_item = blank_instance(AbortedTransaction)
+                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
+                                aborted_transactions_item.unknown_tagged_fields = ()
+                                aborted_transactions_items.append(aborted_transactions_item)
+                            pos = aborted_transactions_end
+                        else:
+                            for index in range(aborted_transactions_n):
+                                aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                                aborted_transactions_items.append(aborted_transactions_item)
+                        partitions_item.aborted_transactions = aborted_transactions_items
+                    field = "records"
+                    records_n, pos = _w.read_length(buf, pos, False)
+                    if records_n < 0:
+                        partitions_item.records = None
+                    else:
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = pos
+                        records_view._end = pos + records_n
+                        partitions_item.records = records_view
+                        pos += records_n
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1294,10 +1434,11 @@ def _size_FetchableTopicResponse_v5_10(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, version 11 ---
 
 def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topic"
         response.topic, pos = _w.read_string_nn(buf, pos)
@@ -1306,11 +1447,61 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v11(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "aborted_transactions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+                    if aborted_transactions_n < 0:
+                        partitions_item.aborted_transactions = None
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        aborted_transactions_items: list[AbortedTransaction] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        aborted_transactions_end = pos + aborted_transactions_n * 16
+                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                        if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                            for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
+                                aborted_transactions_item = blank_instance(AbortedTransaction)
+                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
+                                aborted_transactions_item.unknown_tagged_fields = ()
+                                aborted_transactions_items.append(aborted_transactions_item)
+                            pos = aborted_transactions_end
+                        else:
+                            for index in range(aborted_transactions_n):
+                                aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                                aborted_transactions_items.append(aborted_transactions_item)
+                        partitions_item.aborted_transactions = aborted_transactions_items
+                    field = "preferred_read_replica"
+                    (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                    pos += 4
+                    field = "records"
+                    records_n, pos = _w.read_length(buf, pos, False)
+                    if records_n < 0:
+                        partitions_item.records = None
+                    else:
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = pos
+                        records_view._end = pos + records_n
+                        partitions_item.records = records_view
+                        pos += records_n
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1355,7 +1546,7 @@ def _size_FetchableTopicResponse_v11(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, version 12 (flexible) ---
 
 def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1377,11 +1568,119 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "aborted_transactions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    aborted_transactions_n = buf[pos] - 1
+                    if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                    if aborted_transactions_n < 0:
+                        partitions_item.aborted_transactions = None
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        aborted_transactions_items: list[AbortedTransaction] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        aborted_transactions_end = pos + aborted_transactions_n * 17
+                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                        if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                            for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                aborted_transactions_item = blank_instance(AbortedTransaction)
+                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                aborted_transactions_item.unknown_tagged_fields = ()
+                                aborted_transactions_items.append(aborted_transactions_item)
+                            pos = aborted_transactions_end
+                        else:
+                            for index in range(aborted_transactions_n):
+                                aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                aborted_transactions_items.append(aborted_transactions_item)
+                        partitions_item.aborted_transactions = aborted_transactions_items
+                    field = "preferred_read_replica"
+                    (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                    pos += 4
+                    field = "records"
+                    records_n = buf[pos]  # the length + 1, an unsigned varint
+                    if records_n < 0x80:
+                        records_start = pos + 1
+                    elif pos + 1 < size and buf[pos + 1] < 0x80:
+                        records_n = records_n & 0x7F | buf[pos + 1] << 7
+                        records_start = pos + 2
+                    else:
+                        records_start = size + 1  # longer: the runtime reads it below
+                    records_n -= 1
+                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = records_start
+                        records_view._end = records_start + records_n
+                        partitions_item.records = records_view
+                        pos = records_start + records_n
+                    else:  # null, a length of three bytes or more, or one that does not fit
+                        records_n, pos = _w.read_length(buf, pos, True)
+                        if records_n < 0:
+                            partitions_item.records = None
+                        else:
+                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                            records_view._buf = buf
+                            records_view._start = pos
+                            records_view._end = pos + records_n
+                            partitions_item.records = records_view
+                            pos += records_n
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "diverging_epoch"
+                                partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                            elif tag == 1:
+                                field = "current_leader"
+                                partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                            elif tag == 2:
+                                field = "snapshot_id"
+                                partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1447,7 +1746,7 @@ def _size_FetchableTopicResponse_v12(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, versions 13-18 (flexible) ---
 
 def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic = ''
     field = ""
     index = 0
@@ -1464,11 +1763,119 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "aborted_transactions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    aborted_transactions_n = buf[pos] - 1
+                    if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                    if aborted_transactions_n < 0:
+                        partitions_item.aborted_transactions = None
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        aborted_transactions_items: list[AbortedTransaction] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        aborted_transactions_end = pos + aborted_transactions_n * 17
+                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                        if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                            for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                aborted_transactions_item = blank_instance(AbortedTransaction)
+                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                aborted_transactions_item.unknown_tagged_fields = ()
+                                aborted_transactions_items.append(aborted_transactions_item)
+                            pos = aborted_transactions_end
+                        else:
+                            for index in range(aborted_transactions_n):
+                                aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                aborted_transactions_items.append(aborted_transactions_item)
+                        partitions_item.aborted_transactions = aborted_transactions_items
+                    field = "preferred_read_replica"
+                    (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                    pos += 4
+                    field = "records"
+                    records_n = buf[pos]  # the length + 1, an unsigned varint
+                    if records_n < 0x80:
+                        records_start = pos + 1
+                    elif pos + 1 < size and buf[pos + 1] < 0x80:
+                        records_n = records_n & 0x7F | buf[pos + 1] << 7
+                        records_start = pos + 2
+                    else:
+                        records_start = size + 1  # longer: the runtime reads it below
+                    records_n -= 1
+                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = records_start
+                        records_view._end = records_start + records_n
+                        partitions_item.records = records_view
+                        pos = records_start + records_n
+                    else:  # null, a length of three bytes or more, or one that does not fit
+                        records_n, pos = _w.read_length(buf, pos, True)
+                        if records_n < 0:
+                            partitions_item.records = None
+                        else:
+                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                            records_view._buf = buf
+                            records_view._start = pos
+                            records_view._end = pos + records_n
+                            partitions_item.records = records_view
+                            pos += records_n
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "diverging_epoch"
+                                partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                            elif tag == 1:
+                                field = "current_leader"
+                                partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                            elif tag == 2:
+                                field = "snapshot_id"
+                                partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1527,7 +1934,7 @@ def _size_FetchableTopicResponse_v13_18(response: FetchableTopicResponse) -> int
 # --- NodeEndpoint, versions 16-18 (flexible) ---
 
 def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -1604,11 +2011,12 @@ def _size_NodeEndpoint_v16_18(endpoint: NodeEndpoint) -> int:
 # --- FetchResponse, version 4 ---
 
 def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     response.error_code = 0
     response.session_id = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FetchResponse_throttle_time_ms(buf, pos)
@@ -1618,11 +2026,83 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_FetchableTopicResponse_v4(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(FetchableTopicResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                partitions_item.log_start_offset = -1
+                                partitions_item.preferred_read_replica = -1
+                                field = "partition_index, error_code, high_watermark, last_stable_offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset = _unpack_PartitionData_partition_index_to_last_stable_offset(buf, pos)
+                                pos += 22
+                                field = "aborted_transactions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 16
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                field = "records"
+                                records_n, pos = _w.read_length(buf, pos, False)
+                                if records_n < 0:
+                                    partitions_item.records = None
+                                else:
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = pos
+                                    records_view._end = pos + records_n
+                                    partitions_item.records = records_view
+                                    pos += records_n
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        responses_item.partitions = partitions_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1668,11 +2148,12 @@ def _size_FetchResponse_v4(response: FetchResponse) -> int:
 # --- FetchResponse, versions 5-6 ---
 
 def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     response.error_code = 0
     response.session_id = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_FetchResponse_throttle_time_ms(buf, pos)
@@ -1682,11 +2163,82 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(FetchableTopicResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                partitions_item.preferred_read_replica = -1
+                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "aborted_transactions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 16
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                field = "records"
+                                records_n, pos = _w.read_length(buf, pos, False)
+                                if records_n < 0:
+                                    partitions_item.records = None
+                                else:
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = pos
+                                    records_view._end = pos + records_n
+                                    partitions_item.records = records_view
+                                    pos += records_n
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        responses_item.partitions = partitions_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1732,9 +2284,10 @@ def _size_FetchResponse_v5_6(response: FetchResponse) -> int:
 # --- FetchResponse, versions 7-10 ---
 
 def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
@@ -1744,11 +2297,82 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(FetchableTopicResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                partitions_item.preferred_read_replica = -1
+                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "aborted_transactions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 16
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                field = "records"
+                                records_n, pos = _w.read_length(buf, pos, False)
+                                if records_n < 0:
+                                    partitions_item.records = None
+                                else:
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = pos
+                                    records_view._end = pos + records_n
+                                    partitions_item.records = records_view
+                                    pos += records_n
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        responses_item.partitions = partitions_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1792,9 +2416,10 @@ def _size_FetchResponse_v7_10(response: FetchResponse) -> int:
 # --- FetchResponse, version 11 ---
 
 def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms, error_code, session_id"
         response.throttle_time_ms, response.error_code, response.session_id = _unpack_FetchResponse_throttle_time_ms_to_session_id(buf, pos)
@@ -1804,11 +2429,84 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_FetchableTopicResponse_v11(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(FetchableTopicResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    responses_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "aborted_transactions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 16
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v4_11(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                field = "preferred_read_replica"
+                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                pos += 4
+                                field = "records"
+                                records_n, pos = _w.read_length(buf, pos, False)
+                                if records_n < 0:
+                                    partitions_item.records = None
+                                else:
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = pos
+                                    records_view._end = pos + records_n
+                                    partitions_item.records = records_view
+                                    pos += records_n
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        responses_item.partitions = partitions_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1852,7 +2550,7 @@ def _size_FetchResponse_v11(response: FetchResponse) -> int:
 # --- FetchResponse, version 12 (flexible) ---
 
 def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1869,11 +2567,156 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_FetchableTopicResponse_v12(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(FetchableTopicResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        responses_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        responses_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "aborted_transactions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                aborted_transactions_n = buf[pos] - 1
+                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                field = "preferred_read_replica"
+                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                pos += 4
+                                field = "records"
+                                records_n = buf[pos]  # the length + 1, an unsigned varint
+                                if records_n < 0x80:
+                                    records_start = pos + 1
+                                elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                    records_start = pos + 2
+                                else:
+                                    records_start = size + 1  # longer: the runtime reads it below
+                                records_n -= 1
+                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = records_start
+                                    records_view._end = records_start + records_n
+                                    partitions_item.records = records_view
+                                    pos = records_start + records_n
+                                else:  # null, a length of three bytes or more, or one that does not fit
+                                    records_n, pos = _w.read_length(buf, pos, True)
+                                    if records_n < 0:
+                                        partitions_item.records = None
+                                    else:
+                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                        records_view._buf = buf
+                                        records_view._start = pos
+                                        records_view._end = pos + records_n
+                                        partitions_item.records = records_view
+                                        pos += records_n
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "diverging_epoch"
+                                            partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 1:
+                                            field = "current_leader"
+                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 2:
+                                            field = "snapshot_id"
+                                            partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        responses_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1933,7 +2776,7 @@ def _size_FetchResponse_v12(response: FetchResponse) -> int:
 # --- FetchResponse, versions 13-15 (flexible) ---
 
 def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1950,11 +2793,151 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(FetchableTopicResponse)
+                    responses_item.topic = ''
+                    field = "topic_id"
+                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "aborted_transactions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                aborted_transactions_n = buf[pos] - 1
+                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                field = "preferred_read_replica"
+                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                pos += 4
+                                field = "records"
+                                records_n = buf[pos]  # the length + 1, an unsigned varint
+                                if records_n < 0x80:
+                                    records_start = pos + 1
+                                elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                    records_start = pos + 2
+                                else:
+                                    records_start = size + 1  # longer: the runtime reads it below
+                                records_n -= 1
+                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = records_start
+                                    records_view._end = records_start + records_n
+                                    partitions_item.records = records_view
+                                    pos = records_start + records_n
+                                else:  # null, a length of three bytes or more, or one that does not fit
+                                    records_n, pos = _w.read_length(buf, pos, True)
+                                    if records_n < 0:
+                                        partitions_item.records = None
+                                    else:
+                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                        records_view._buf = buf
+                                        records_view._start = pos
+                                        records_view._end = pos + records_n
+                                        partitions_item.records = records_view
+                                        pos += records_n
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "diverging_epoch"
+                                            partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 1:
+                                            field = "current_leader"
+                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 2:
+                                            field = "snapshot_id"
+                                            partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        responses_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2014,7 +2997,7 @@ def _size_FetchResponse_v13_15(response: FetchResponse) -> int:
 # --- FetchResponse, versions 16-18 (flexible) ---
 
 def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -2031,11 +3014,151 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(FetchableTopicResponse)
+                    responses_item.topic = ''
+                    field = "topic_id"
+                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "aborted_transactions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                aborted_transactions_n = buf[pos] - 1
+                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                if aborted_transactions_n < 0:
+                                    partitions_item.aborted_transactions = None
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    aborted_transactions_items: list[AbortedTransaction] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    aborted_transactions_end = pos + aborted_transactions_n * 17
+                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                            aborted_transactions_item = blank_instance(AbortedTransaction)
+                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                            aborted_transactions_item.unknown_tagged_fields = ()
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                        pos = aborted_transactions_end
+                                    else:
+                                        for index in range(aborted_transactions_n):
+                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                            aborted_transactions_items.append(aborted_transactions_item)
+                                    partitions_item.aborted_transactions = aborted_transactions_items
+                                field = "preferred_read_replica"
+                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                pos += 4
+                                field = "records"
+                                records_n = buf[pos]  # the length + 1, an unsigned varint
+                                if records_n < 0x80:
+                                    records_start = pos + 1
+                                elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                    records_start = pos + 2
+                                else:
+                                    records_start = size + 1  # longer: the runtime reads it below
+                                records_n -= 1
+                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = records_start
+                                    records_view._end = records_start + records_n
+                                    partitions_item.records = records_view
+                                    pos = records_start + records_n
+                                else:  # null, a length of three bytes or more, or one that does not fit
+                                    records_n, pos = _w.read_length(buf, pos, True)
+                                    if records_n < 0:
+                                        partitions_item.records = None
+                                    else:
+                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                        records_view._buf = buf
+                                        records_view._start = pos
+                                        records_view._end = pos + records_n
+                                        partitions_item.records = records_view
+                                        pos += records_n
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "diverging_epoch"
+                                            partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 1:
+                                            field = "current_leader"
+                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 2:
+                                            field = "snapshot_id"
+                                            partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        responses_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2066,11 +3189,45 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v16_18(buf, pos)
+                        for node_endpoints_index in range(node_endpoints_n):
+                            try:
+                                node_endpoints_item = blank_instance(NodeEndpoint)
+                                field = "node_id"
+                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "port"
+                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "rack"
+                                rack_end = pos + buf[pos]
+                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                    pos = rack_end
+                                else:
+                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    node_endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "node_endpoints[]", node_endpoints_index
+                                raise failure from None
                             node_endpoints_items.append(node_endpoints_item)
+                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
                         response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)

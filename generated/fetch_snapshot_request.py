@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -249,7 +249,7 @@ class FetchSnapshotRequest(GeneratedStruct):
 # --- SnapshotId, versions 0-1 (flexible) ---
 
 def _read_SnapshotId_v0_1(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
-    snapshot_id = SnapshotId.__new__(SnapshotId)
+    snapshot_id = blank_instance(SnapshotId)
     field = ""
     index = 0
     try:
@@ -293,7 +293,7 @@ def _size_SnapshotId_v0_1(snapshot_id: SnapshotId) -> int:
 # --- PartitionSnapshot, version 0 (flexible) ---
 
 def _read_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
-    snapshot = PartitionSnapshot.__new__(PartitionSnapshot)
+    snapshot = blank_instance(PartitionSnapshot)
     snapshot.replica_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -350,7 +350,7 @@ def _size_PartitionSnapshot_v0(snapshot: PartitionSnapshot) -> int:
 # --- PartitionSnapshot, version 1 (flexible) ---
 
 def _read_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
-    snapshot = PartitionSnapshot.__new__(PartitionSnapshot)
+    snapshot = blank_instance(PartitionSnapshot)
     snapshot.replica_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -440,7 +440,7 @@ def _size_PartitionSnapshot_v1(snapshot: PartitionSnapshot) -> int:
 # --- TopicSnapshot, version 0 (flexible) ---
 
 def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
-    snapshot = TopicSnapshot.__new__(TopicSnapshot)
+    snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
     size = len(buf)
@@ -461,11 +461,34 @@ def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionSnapshot] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionSnapshot_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionSnapshot)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    field = "partition, current_leader_epoch"
+                    partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                    pos += 8
+                    field = "snapshot_id"
+                    partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                    field = "position"
+                    (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                    pos += 8
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -531,7 +554,7 @@ def _size_TopicSnapshot_v0(snapshot: TopicSnapshot) -> int:
 # --- TopicSnapshot, version 1 (flexible) ---
 
 def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
-    snapshot = TopicSnapshot.__new__(TopicSnapshot)
+    snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
     size = len(buf)
@@ -552,11 +575,56 @@ def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionSnapshot] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionSnapshot_v1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionSnapshot)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    field = "partition, current_leader_epoch"
+                    partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                    pos += 8
+                    field = "snapshot_id"
+                    partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                    field = "position"
+                    (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                    pos += 8
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "replica_directory_id"
+                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -622,7 +690,7 @@ def _size_TopicSnapshot_v1(snapshot: TopicSnapshot) -> int:
 # --- FetchSnapshotRequest, version 0 (flexible) ---
 
 def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
-    request = FetchSnapshotRequest.__new__(FetchSnapshotRequest)
+    request = blank_instance(FetchSnapshotRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -640,11 +708,70 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicSnapshot)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionSnapshot] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionSnapshot)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                field = "partition, current_leader_epoch"
+                                partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                                pos += 8
+                                field = "snapshot_id"
+                                partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                                field = "position"
+                                (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                                pos += 8
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -740,7 +867,7 @@ def _size_FetchSnapshotRequest_v0(request: FetchSnapshotRequest) -> int:
 # --- FetchSnapshotRequest, version 1 (flexible) ---
 
 def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
-    request = FetchSnapshotRequest.__new__(FetchSnapshotRequest)
+    request = blank_instance(FetchSnapshotRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -758,11 +885,92 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicSnapshot)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionSnapshot] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionSnapshot)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                field = "partition, current_leader_epoch"
+                                partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                                pos += 8
+                                field = "snapshot_id"
+                                partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                                field = "position"
+                                (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                                pos += 8
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "replica_directory_id"
+                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

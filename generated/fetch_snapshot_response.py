@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -362,7 +362,7 @@ class FetchSnapshotResponse(GeneratedStruct):
 # --- SnapshotId, versions 0-1 (flexible) ---
 
 def _read_SnapshotId_v0_1(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
-    snapshot_id = SnapshotId.__new__(SnapshotId)
+    snapshot_id = blank_instance(SnapshotId)
     field = ""
     index = 0
     try:
@@ -406,7 +406,7 @@ def _size_SnapshotId_v0_1(snapshot_id: SnapshotId) -> int:
 # --- LeaderIdAndEpoch, versions 0-1 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v0_1(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -450,9 +450,10 @@ def _size_LeaderIdAndEpoch_v0_1(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- PartitionSnapshot, versions 0-1 (flexible) ---
 
 def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
-    snapshot = PartitionSnapshot.__new__(PartitionSnapshot)
+    snapshot = blank_instance(PartitionSnapshot)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "index, error_code"
         snapshot.index, snapshot.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
@@ -463,12 +464,33 @@ def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int) -> tuple[PartitionSnapsho
         snapshot.size_, snapshot.position = _unpack_PartitionSnapshot_size__position(buf, pos)
         pos += 16
         field = "unaligned_records"
-        unaligned_records_n, pos = _w.read_length(buf, pos, True)
-        if unaligned_records_n < 0:
-            raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            snapshot.unaligned_records = RecordsView(buf, pos, pos + unaligned_records_n)
-            pos += unaligned_records_n
+        unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
+        if unaligned_records_n < 0x80:
+            unaligned_records_start = pos + 1
+        elif pos + 1 < size and buf[pos + 1] < 0x80:
+            unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
+            unaligned_records_start = pos + 2
+        else:
+            unaligned_records_start = size + 1  # longer: the runtime reads it below
+        unaligned_records_n -= 1
+        if 0 <= unaligned_records_n <= size - unaligned_records_start:  # the usual case: a length that fits
+            unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            unaligned_records_view._buf = buf
+            unaligned_records_view._start = unaligned_records_start
+            unaligned_records_view._end = unaligned_records_start + unaligned_records_n
+            snapshot.unaligned_records = unaligned_records_view
+            pos = unaligned_records_start + unaligned_records_n
+        else:  # null, a length of three bytes or more, or one that does not fit
+            unaligned_records_n, pos = _w.read_length(buf, pos, True)
+            if unaligned_records_n < 0:
+                raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
+            else:
+                unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                unaligned_records_view._buf = buf
+                unaligned_records_view._start = pos
+                unaligned_records_view._end = pos + unaligned_records_n
+                snapshot.unaligned_records = unaligned_records_view
+                pos += unaligned_records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -553,7 +575,7 @@ def _size_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot) -> int:
 # --- TopicSnapshot, versions 0-1 (flexible) ---
 
 def _read_TopicSnapshot_v0_1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
-    snapshot = TopicSnapshot.__new__(TopicSnapshot)
+    snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
     size = len(buf)
@@ -574,11 +596,83 @@ def _read_TopicSnapshot_v0_1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionSnapshot] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionSnapshot_v0_1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionSnapshot)
+                    field = "index, error_code"
+                    partitions_item.index, partitions_item.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
+                    pos += 6
+                    field = "snapshot_id"
+                    partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                    field = "size_, position"
+                    partitions_item.size_, partitions_item.position = _unpack_PartitionSnapshot_size__position(buf, pos)
+                    pos += 16
+                    field = "unaligned_records"
+                    unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
+                    if unaligned_records_n < 0x80:
+                        unaligned_records_start = pos + 1
+                    elif pos + 1 < size and buf[pos + 1] < 0x80:
+                        unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
+                        unaligned_records_start = pos + 2
+                    else:
+                        unaligned_records_start = size + 1  # longer: the runtime reads it below
+                    unaligned_records_n -= 1
+                    if 0 <= unaligned_records_n <= size - unaligned_records_start:  # the usual case: a length that fits
+                        unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        unaligned_records_view._buf = buf
+                        unaligned_records_view._start = unaligned_records_start
+                        unaligned_records_view._end = unaligned_records_start + unaligned_records_n
+                        partitions_item.unaligned_records = unaligned_records_view
+                        pos = unaligned_records_start + unaligned_records_n
+                    else:  # null, a length of three bytes or more, or one that does not fit
+                        unaligned_records_n, pos = _w.read_length(buf, pos, True)
+                        if unaligned_records_n < 0:
+                            raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
+                        else:
+                            unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                            unaligned_records_view._buf = buf
+                            unaligned_records_view._start = pos
+                            unaligned_records_view._end = pos + unaligned_records_n
+                            partitions_item.unaligned_records = unaligned_records_view
+                            pos += unaligned_records_n
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "current_leader"
+                                partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -644,7 +738,7 @@ def _size_TopicSnapshot_v0_1(snapshot: TopicSnapshot) -> int:
 # --- NodeEndpoint, version 1 (flexible) ---
 
 def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -711,7 +805,7 @@ def _size_NodeEndpoint_v1(endpoint: NodeEndpoint) -> int:
 # --- FetchSnapshotResponse, version 0 (flexible) ---
 
 def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
-    response = FetchSnapshotResponse.__new__(FetchSnapshotResponse)
+    response = blank_instance(FetchSnapshotResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -728,11 +822,119 @@ def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicSnapshot)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionSnapshot] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionSnapshot)
+                                field = "index, error_code"
+                                partitions_item.index, partitions_item.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
+                                pos += 6
+                                field = "snapshot_id"
+                                partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                                field = "size_, position"
+                                partitions_item.size_, partitions_item.position = _unpack_PartitionSnapshot_size__position(buf, pos)
+                                pos += 16
+                                field = "unaligned_records"
+                                unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
+                                if unaligned_records_n < 0x80:
+                                    unaligned_records_start = pos + 1
+                                elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                    unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
+                                    unaligned_records_start = pos + 2
+                                else:
+                                    unaligned_records_start = size + 1  # longer: the runtime reads it below
+                                unaligned_records_n -= 1
+                                if 0 <= unaligned_records_n <= size - unaligned_records_start:  # the usual case: a length that fits
+                                    unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    unaligned_records_view._buf = buf
+                                    unaligned_records_view._start = unaligned_records_start
+                                    unaligned_records_view._end = unaligned_records_start + unaligned_records_n
+                                    partitions_item.unaligned_records = unaligned_records_view
+                                    pos = unaligned_records_start + unaligned_records_n
+                                else:  # null, a length of three bytes or more, or one that does not fit
+                                    unaligned_records_n, pos = _w.read_length(buf, pos, True)
+                                    if unaligned_records_n < 0:
+                                        raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
+                                    else:
+                                        unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                        unaligned_records_view._buf = buf
+                                        unaligned_records_view._start = pos
+                                        unaligned_records_view._end = pos + unaligned_records_n
+                                        partitions_item.unaligned_records = unaligned_records_view
+                                        pos += unaligned_records_n
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "current_leader"
+                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -792,7 +994,7 @@ def _size_FetchSnapshotResponse_v0(response: FetchSnapshotResponse) -> int:
 # --- FetchSnapshotResponse, version 1 (flexible) ---
 
 def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
-    response = FetchSnapshotResponse.__new__(FetchSnapshotResponse)
+    response = blank_instance(FetchSnapshotResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -809,11 +1011,119 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicSnapshot] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicSnapshot_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicSnapshot)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionSnapshot] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionSnapshot)
+                                field = "index, error_code"
+                                partitions_item.index, partitions_item.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
+                                pos += 6
+                                field = "snapshot_id"
+                                partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                                field = "size_, position"
+                                partitions_item.size_, partitions_item.position = _unpack_PartitionSnapshot_size__position(buf, pos)
+                                pos += 16
+                                field = "unaligned_records"
+                                unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
+                                if unaligned_records_n < 0x80:
+                                    unaligned_records_start = pos + 1
+                                elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                    unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
+                                    unaligned_records_start = pos + 2
+                                else:
+                                    unaligned_records_start = size + 1  # longer: the runtime reads it below
+                                unaligned_records_n -= 1
+                                if 0 <= unaligned_records_n <= size - unaligned_records_start:  # the usual case: a length that fits
+                                    unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    unaligned_records_view._buf = buf
+                                    unaligned_records_view._start = unaligned_records_start
+                                    unaligned_records_view._end = unaligned_records_start + unaligned_records_n
+                                    partitions_item.unaligned_records = unaligned_records_view
+                                    pos = unaligned_records_start + unaligned_records_n
+                                else:  # null, a length of three bytes or more, or one that does not fit
+                                    unaligned_records_n, pos = _w.read_length(buf, pos, True)
+                                    if unaligned_records_n < 0:
+                                        raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
+                                    else:
+                                        unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                        unaligned_records_view._buf = buf
+                                        unaligned_records_view._start = pos
+                                        unaligned_records_view._end = pos + unaligned_records_n
+                                        partitions_item.unaligned_records = unaligned_records_view
+                                        pos += unaligned_records_n
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "current_leader"
+                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v0_1(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -844,11 +1154,38 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v1(buf, pos)
+                        for node_endpoints_index in range(node_endpoints_n):
+                            try:
+                                node_endpoints_item = blank_instance(NodeEndpoint)
+                                field = "node_id"
+                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "port"
+                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    node_endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "node_endpoints[]", node_endpoints_index
+                                raise failure from None
                             node_endpoints_items.append(node_endpoints_item)
+                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
                         response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -82,7 +82,7 @@ class FindCoordinatorRequest(GeneratedStruct):
 # --- FindCoordinatorRequest, version 0 ---
 
 def _read_FindCoordinatorRequest_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    request = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
+    request = blank_instance(FindCoordinatorRequest)
     request.key_type = 0
     field = ""
     index = 0
@@ -121,7 +121,7 @@ def _size_FindCoordinatorRequest_v0(request: FindCoordinatorRequest) -> int:
 # --- FindCoordinatorRequest, versions 1-2 ---
 
 def _read_FindCoordinatorRequest_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    request = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
+    request = blank_instance(FindCoordinatorRequest)
     field = ""
     index = 0
     try:
@@ -162,7 +162,7 @@ def _size_FindCoordinatorRequest_v1_2(request: FindCoordinatorRequest) -> int:
 # --- FindCoordinatorRequest, version 3 (flexible) ---
 
 def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    request = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
+    request = blank_instance(FindCoordinatorRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -226,7 +226,7 @@ def _size_FindCoordinatorRequest_v3(request: FindCoordinatorRequest) -> int:
 # --- FindCoordinatorRequest, versions 4-6 (flexible) ---
 
 def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    request = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
+    request = blank_instance(FindCoordinatorRequest)
     request.key = ''
     field = ""
     index = 0
@@ -244,6 +244,8 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
             coordinator_keys_n, pos = _w.read_count(buf, pos, True)
         if coordinator_keys_n < 0:
             raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
+        elif coordinator_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             coordinator_keys_items: list[str] = []
             for index in range(coordinator_keys_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -188,7 +188,7 @@ class FindCoordinatorResponse(GeneratedStruct):
 # --- Coordinator, versions 4-6 (flexible) ---
 
 def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
-    coordinator = Coordinator.__new__(Coordinator)
+    coordinator = blank_instance(Coordinator)
     field = ""
     index = 0
     size = len(buf)
@@ -282,7 +282,7 @@ def _size_Coordinator_v4_6(coordinator: Coordinator) -> int:
 # --- FindCoordinatorResponse, version 0 ---
 
 def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     response.throttle_time_ms = 0
     response.error_message = ''
     field = ""
@@ -330,7 +330,7 @@ def _size_FindCoordinatorResponse_v0(response: FindCoordinatorResponse) -> int:
 # --- FindCoordinatorResponse, versions 1-2 ---
 
 def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     field = ""
     index = 0
     try:
@@ -386,7 +386,7 @@ def _size_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse) -> int
 # --- FindCoordinatorResponse, version 3 (flexible) ---
 
 def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -470,7 +470,7 @@ def _size_FindCoordinatorResponse_v3(response: FindCoordinatorResponse) -> int:
 # --- FindCoordinatorResponse, versions 4-6 (flexible) ---
 
 def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     response.error_code = 0
     response.error_message = ''
     response.node_id = 0
@@ -492,11 +492,52 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
             coordinators_n, pos = _w.read_count(buf, pos, True)
         if coordinators_n < 0:
             raise DecodeError("non-nullable field coordinators was null", offset=pos)
+        elif coordinators_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             coordinators_items: list[Coordinator] = []
-            for index in range(coordinators_n):
-                coordinators_item, pos = _read_Coordinator_v4_6(buf, pos)
+            for coordinators_index in range(coordinators_n):
+                try:
+                    coordinators_item = blank_instance(Coordinator)
+                    field = "key"
+                    key_end = pos + buf[pos]
+                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                        coordinators_item.key = buf[pos + 1:key_end].decode()
+                        pos = key_end
+                    else:
+                        coordinators_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "node_id"
+                    (coordinators_item.node_id,) = _unpack_Coordinator_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        coordinators_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        coordinators_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, error_code"
+                    coordinators_item.port, coordinators_item.error_code = _unpack_Coordinator_port_error_code(buf, pos)
+                    pos += 6
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        coordinators_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        coordinators_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        coordinators_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        coordinators_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "coordinators[]", coordinators_index
+                    raise failure from None
                 coordinators_items.append(coordinators_item)
+            field, index = "coordinators[]", coordinators_index  # as the last call would have left them
             response.coordinators = coordinators_items
         field = "(tagged fields)"
         if buf[pos] == 0:

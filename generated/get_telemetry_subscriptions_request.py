@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -68,7 +68,7 @@ class GetTelemetrySubscriptionsRequest(GeneratedStruct):
 # --- GetTelemetrySubscriptionsRequest, version 0 (flexible) ---
 
 def _read_GetTelemetrySubscriptionsRequest_v0(buf: bytes, pos: int) -> tuple[GetTelemetrySubscriptionsRequest, int]:
-    request = GetTelemetrySubscriptionsRequest.__new__(GetTelemetrySubscriptionsRequest)
+    request = blank_instance(GetTelemetrySubscriptionsRequest)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -127,7 +127,7 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
 # --- GetTelemetrySubscriptionsResponse, version 0 (flexible) ---
 
 def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[GetTelemetrySubscriptionsResponse, int]:
-    response = GetTelemetrySubscriptionsResponse.__new__(GetTelemetrySubscriptionsResponse)
+    response = blank_instance(GetTelemetrySubscriptionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -144,7 +144,8 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         accepted_compression_types_n = buf[pos] - 1
         accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
         if 0 <= accepted_compression_types_n < 32 and accepted_compression_types_end <= size:  # the usual case: a short array
-            response.accepted_compression_types = [*_unpack_int8s[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if accepted_compression_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                response.accepted_compression_types = [*_unpack_int8s[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = accepted_compression_types_end
         else:
             accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
@@ -164,6 +165,8 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
             requested_metrics_n, pos = _w.read_count(buf, pos, True)
         if requested_metrics_n < 0:
             raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
+        elif requested_metrics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             requested_metrics_items: list[str] = []
             for index in range(requested_metrics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class GroupMetadataKey(GeneratedStruct):
@@ -64,7 +64,7 @@ class GroupMetadataKey(GeneratedStruct):
 # --- GroupMetadataKey, version 0 ---
 
 def _read_GroupMetadataKey_v0(buf: bytes, pos: int) -> tuple[GroupMetadataKey, int]:
-    key = GroupMetadataKey.__new__(GroupMetadataKey)
+    key = blank_instance(GroupMetadataKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -189,7 +189,7 @@ class GroupMetadataValue(GeneratedStruct):
 # --- MemberMetadata, version 0 ---
 
 def _read_MemberMetadata_v0(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     metadata.group_instance_id = None
     metadata.rebalance_timeout = -1
     field = ""
@@ -258,7 +258,7 @@ def _size_MemberMetadata_v0(metadata: MemberMetadata) -> int:
 # --- MemberMetadata, versions 1-2 ---
 
 def _read_MemberMetadata_v1_2(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     metadata.group_instance_id = None
     field = ""
     index = 0
@@ -326,7 +326,7 @@ def _size_MemberMetadata_v1_2(metadata: MemberMetadata) -> int:
 # --- MemberMetadata, version 3 ---
 
 def _read_MemberMetadata_v3(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     field = ""
     index = 0
     try:
@@ -398,7 +398,7 @@ def _size_MemberMetadata_v3(metadata: MemberMetadata) -> int:
 # --- MemberMetadata, version 4 (flexible) ---
 
 def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     field = ""
     index = 0
     size = len(buf)
@@ -518,7 +518,7 @@ def _size_MemberMetadata_v4(metadata: MemberMetadata) -> int:
 # --- GroupMetadataValue, version 0 ---
 
 def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     value.current_state_timestamp = -1
     field = ""
     index = 0
@@ -537,11 +537,35 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v0(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberMetadata)
+                    members_item.group_instance_id = None
+                    members_item.rebalance_timeout = -1
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "session_timeout"
+                    (members_item.session_timeout,) = _unpack_MemberMetadata_session_timeout(buf, pos)
+                    pos += 4
+                    field = "subscription"
+                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
+                    field = "assignment"
+                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -594,7 +618,7 @@ def _size_GroupMetadataValue_v0(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 1 ---
 
 def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     value.current_state_timestamp = -1
     field = ""
     index = 0
@@ -613,11 +637,34 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberMetadata)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "rebalance_timeout, session_timeout"
+                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
+                    pos += 8
+                    field = "subscription"
+                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
+                    field = "assignment"
+                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -670,7 +717,7 @@ def _size_GroupMetadataValue_v1(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 2 ---
 
 def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     field = ""
     index = 0
     try:
@@ -691,11 +738,34 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberMetadata)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "rebalance_timeout, session_timeout"
+                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
+                    pos += 8
+                    field = "subscription"
+                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
+                    field = "assignment"
+                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -750,7 +820,7 @@ def _size_GroupMetadataValue_v2(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 3 ---
 
 def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     field = ""
     index = 0
     try:
@@ -771,11 +841,35 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberMetadata)
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "rebalance_timeout, session_timeout"
+                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
+                    pos += 8
+                    field = "subscription"
+                    members_item.subscription, pos = _w.read_bytes_nn(buf, pos)
+                    field = "assignment"
+                    members_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         value.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -830,7 +924,7 @@ def _size_GroupMetadataValue_v3(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 4 (flexible) ---
 
 def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -871,11 +965,60 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberMetadata] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberMetadata_v4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberMetadata)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "client_id"
+                    client_id_end = pos + buf[pos]
+                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                        members_item.client_id = buf[pos + 1:client_id_end].decode()
+                        pos = client_id_end
+                    else:
+                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "client_host"
+                    client_host_end = pos + buf[pos]
+                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                        members_item.client_host = buf[pos + 1:client_host_end].decode()
+                        pos = client_host_end
+                    else:
+                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "rebalance_timeout, session_timeout"
+                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
+                    pos += 8
+                    field = "subscription"
+                    members_item.subscription, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "assignment"
+                    members_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             value.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -87,7 +87,7 @@ class HeartbeatRequest(GeneratedStruct):
 # --- HeartbeatRequest, versions 0-2 ---
 
 def _read_HeartbeatRequest_v0_2(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
-    request = HeartbeatRequest.__new__(HeartbeatRequest)
+    request = blank_instance(HeartbeatRequest)
     request.group_instance_id = None
     field = ""
     index = 0
@@ -136,7 +136,7 @@ def _size_HeartbeatRequest_v0_2(request: HeartbeatRequest) -> int:
 # --- HeartbeatRequest, version 3 ---
 
 def _read_HeartbeatRequest_v3(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
-    request = HeartbeatRequest.__new__(HeartbeatRequest)
+    request = blank_instance(HeartbeatRequest)
     field = ""
     index = 0
     try:
@@ -187,7 +187,7 @@ def _size_HeartbeatRequest_v3(request: HeartbeatRequest) -> int:
 # --- HeartbeatRequest, version 4 (flexible) ---
 
 def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
-    request = HeartbeatRequest.__new__(HeartbeatRequest)
+    request = blank_instance(HeartbeatRequest)
     field = ""
     index = 0
     size = len(buf)

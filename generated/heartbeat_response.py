@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -78,7 +78,7 @@ class HeartbeatResponse(GeneratedStruct):
 # --- HeartbeatResponse, version 0 ---
 
 def _read_HeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
-    response = HeartbeatResponse.__new__(HeartbeatResponse)
+    response = blank_instance(HeartbeatResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -111,7 +111,7 @@ def _size_HeartbeatResponse_v0(response: HeartbeatResponse) -> int:
 # --- HeartbeatResponse, versions 1-3 ---
 
 def _read_HeartbeatResponse_v1_3(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
-    response = HeartbeatResponse.__new__(HeartbeatResponse)
+    response = blank_instance(HeartbeatResponse)
     field = ""
     index = 0
     try:
@@ -143,7 +143,7 @@ def _size_HeartbeatResponse_v1_3(response: HeartbeatResponse) -> int:
 # --- HeartbeatResponse, version 4 (flexible) ---
 
 def _read_HeartbeatResponse_v4(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
-    response = HeartbeatResponse.__new__(HeartbeatResponse)
+    response = blank_instance(HeartbeatResponse)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -105,7 +105,7 @@ class InitProducerIdRequest(GeneratedStruct):
 # --- InitProducerIdRequest, versions 0-1 ---
 
 def _read_InitProducerIdRequest_v0_1(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    request = InitProducerIdRequest.__new__(InitProducerIdRequest)
+    request = blank_instance(InitProducerIdRequest)
     request.producer_id = -1
     request.producer_epoch = -1
     request.enable2_pc = False
@@ -154,7 +154,7 @@ def _size_InitProducerIdRequest_v0_1(request: InitProducerIdRequest) -> int:
 # --- InitProducerIdRequest, version 2 (flexible) ---
 
 def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    request = InitProducerIdRequest.__new__(InitProducerIdRequest)
+    request = blank_instance(InitProducerIdRequest)
     request.producer_id = -1
     request.producer_epoch = -1
     request.enable2_pc = False
@@ -221,7 +221,7 @@ def _size_InitProducerIdRequest_v2(request: InitProducerIdRequest) -> int:
 # --- InitProducerIdRequest, versions 3-5 (flexible) ---
 
 def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    request = InitProducerIdRequest.__new__(InitProducerIdRequest)
+    request = blank_instance(InitProducerIdRequest)
     request.enable2_pc = False
     request.keep_prepared_txn = False
     field = ""
@@ -282,7 +282,7 @@ def _size_InitProducerIdRequest_v3_5(request: InitProducerIdRequest) -> int:
 # --- InitProducerIdRequest, version 6 (flexible) ---
 
 def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    request = InitProducerIdRequest.__new__(InitProducerIdRequest)
+    request = blank_instance(InitProducerIdRequest)
     field = ""
     index = 0
     size = len(buf)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -102,7 +102,7 @@ class InitProducerIdResponse(GeneratedStruct):
 # --- InitProducerIdResponse, versions 0-1 ---
 
 def _read_InitProducerIdResponse_v0_1(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
-    response = InitProducerIdResponse.__new__(InitProducerIdResponse)
+    response = blank_instance(InitProducerIdResponse)
     response.ongoing_txn_producer_id = -1
     response.ongoing_txn_producer_epoch = -1
     field = ""
@@ -140,7 +140,7 @@ def _size_InitProducerIdResponse_v0_1(response: InitProducerIdResponse) -> int:
 # --- InitProducerIdResponse, versions 2-5 (flexible) ---
 
 def _read_InitProducerIdResponse_v2_5(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
-    response = InitProducerIdResponse.__new__(InitProducerIdResponse)
+    response = blank_instance(InitProducerIdResponse)
     response.ongoing_txn_producer_id = -1
     response.ongoing_txn_producer_epoch = -1
     field = ""
@@ -190,7 +190,7 @@ def _size_InitProducerIdResponse_v2_5(response: InitProducerIdResponse) -> int:
 # --- InitProducerIdResponse, version 6 (flexible) ---
 
 def _read_InitProducerIdResponse_v6(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
-    response = InitProducerIdResponse.__new__(InitProducerIdResponse)
+    response = blank_instance(InitProducerIdResponse)
     field = ""
     index = 0
     try:

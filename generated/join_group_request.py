@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -159,7 +159,7 @@ class JoinGroupRequest(GeneratedStruct):
 # --- JoinGroupRequestProtocol, versions 0-5 ---
 
 def _read_JoinGroupRequestProtocol_v0_5(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
-    protocol = JoinGroupRequestProtocol.__new__(JoinGroupRequestProtocol)
+    protocol = blank_instance(JoinGroupRequestProtocol)
     field = ""
     index = 0
     try:
@@ -200,7 +200,7 @@ def _size_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol) -> i
 # --- JoinGroupRequestProtocol, versions 6-9 (flexible) ---
 
 def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
-    protocol = JoinGroupRequestProtocol.__new__(JoinGroupRequestProtocol)
+    protocol = blank_instance(JoinGroupRequestProtocol)
     field = ""
     index = 0
     size = len(buf)
@@ -264,7 +264,7 @@ def _size_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol) -> i
 # --- JoinGroupRequest, version 0 ---
 
 def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.rebalance_timeout_ms = -1
     request.group_instance_id = None
     request.reason = None
@@ -285,11 +285,24 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    protocols_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -348,7 +361,7 @@ def _size_JoinGroupRequest_v0(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, versions 1-4 ---
 
 def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.group_instance_id = None
     request.reason = None
     field = ""
@@ -368,11 +381,24 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    protocols_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -431,7 +457,7 @@ def _size_JoinGroupRequest_v1_4(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, version 5 ---
 
 def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.reason = None
     field = ""
     index = 0
@@ -452,11 +478,24 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    protocols_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -516,7 +555,7 @@ def _size_JoinGroupRequest_v5(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, versions 6-7 (flexible) ---
 
 def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.reason = None
     field = ""
     index = 0
@@ -562,11 +601,34 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        protocols_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        protocols_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -657,7 +719,7 @@ def _size_JoinGroupRequest_v6_7(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, versions 8-9 (flexible) ---
 
 def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -702,11 +764,34 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        protocols_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        protocols_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         field = "reason"
         reason_end = pos + buf[pos]

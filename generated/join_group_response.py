@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -174,7 +174,7 @@ class JoinGroupResponse(GeneratedStruct):
 # --- JoinGroupResponseMember, versions 0-4 ---
 
 def _read_JoinGroupResponseMember_v0_4(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    member = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
+    member = blank_instance(JoinGroupResponseMember)
     member.group_instance_id = None
     field = ""
     index = 0
@@ -216,7 +216,7 @@ def _size_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponseMember, version 5 ---
 
 def _read_JoinGroupResponseMember_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    member = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
+    member = blank_instance(JoinGroupResponseMember)
     field = ""
     index = 0
     try:
@@ -262,7 +262,7 @@ def _size_JoinGroupResponseMember_v5(member: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponseMember, versions 6-9 (flexible) ---
 
 def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    member = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
+    member = blank_instance(JoinGroupResponseMember)
     field = ""
     index = 0
     size = len(buf)
@@ -336,7 +336,7 @@ def _size_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponse, versions 0-1 ---
 
 def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.throttle_time_ms = 0
     response.protocol_type = None
     response.skip_assignment = False
@@ -357,11 +357,25 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -420,7 +434,7 @@ def _size_JoinGroupResponse_v0_1(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, versions 2-4 ---
 
 def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.protocol_type = None
     response.skip_assignment = False
     field = ""
@@ -440,11 +454,25 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -503,7 +531,7 @@ def _size_JoinGroupResponse_v2_4(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, version 5 ---
 
 def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.protocol_type = None
     response.skip_assignment = False
     field = ""
@@ -523,11 +551,26 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -586,7 +629,7 @@ def _size_JoinGroupResponse_v5(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, version 6 (flexible) ---
 
 def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.protocol_type = None
     response.skip_assignment = False
     field = ""
@@ -626,11 +669,41 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -720,7 +793,7 @@ def _size_JoinGroupResponse_v6(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, versions 7-8 (flexible) ---
 
 def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.skip_assignment = False
     field = ""
     index = 0
@@ -766,11 +839,41 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -856,7 +959,7 @@ def _size_JoinGroupResponse_v7_8(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, version 9 (flexible) ---
 
 def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -904,11 +1007,41 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:

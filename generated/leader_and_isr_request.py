@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -345,7 +345,7 @@ class LeaderAndIsrRequest(GeneratedStruct):
 # --- LeaderAndIsrPartitionState, version 0 ---
 
 def _read_LeaderAndIsrPartitionState_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.is_new = False
     state.leader_recovery_state = 0
     field = ""
@@ -431,7 +431,7 @@ def _size_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, version 1 ---
 
 def _read_LeaderAndIsrPartitionState_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.leader_recovery_state = 0
     field = ""
     index = 0
@@ -521,7 +521,7 @@ def _size_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, version 2 ---
 
 def _read_LeaderAndIsrPartitionState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     state.leader_recovery_state = 0
     field = ""
@@ -605,7 +605,7 @@ def _size_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, version 3 ---
 
 def _read_LeaderAndIsrPartitionState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     state.leader_recovery_state = 0
     field = ""
@@ -727,7 +727,7 @@ def _size_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, versions 4-5 (flexible) ---
 
 def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     state.leader_recovery_state = 0
     field = ""
@@ -741,7 +741,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -756,7 +757,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -768,7 +770,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -780,7 +783,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -898,7 +902,7 @@ def _size_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState) -> 
 # --- LeaderAndIsrPartitionState, versions 6-7 (flexible) ---
 
 def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     field = ""
     index = 0
@@ -911,7 +915,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -926,7 +931,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -938,7 +944,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -950,7 +957,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1066,7 +1074,7 @@ def _size_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState) -> 
 # --- LeaderAndIsrTopicState, version 2 ---
 
 def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1078,11 +1086,43 @@ def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v2(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1127,7 +1167,7 @@ def _size_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, version 3 ---
 
 def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1139,11 +1179,55 @@ def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v3(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if adding_replicas_n < 0:
+                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                    else:
+                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if removing_replicas_n < 0:
+                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                    else:
+                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1188,7 +1272,7 @@ def _size_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, version 4 (flexible) ---
 
 def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1210,11 +1294,88 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n = buf[pos] - 1
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = adding_replicas_end
+                    else:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
+                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n = buf[pos] - 1
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = removing_replicas_end
+                    else:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
+                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1280,7 +1441,7 @@ def _size_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, version 5 (flexible) ---
 
 def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -1303,11 +1464,88 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n = buf[pos] - 1
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = adding_replicas_end
+                    else:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
+                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n = buf[pos] - 1
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = removing_replicas_end
+                    else:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
+                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1376,7 +1614,7 @@ def _size_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, versions 6-7 (flexible) ---
 
 def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -1399,11 +1637,87 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v6_7(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n = buf[pos] - 1
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = adding_replicas_end
+                    else:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
+                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n = buf[pos] - 1
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = removing_replicas_end
+                    else:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
+                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new, leader_recovery_state"
+                    partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1472,7 +1786,7 @@ def _size_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrLiveLeader, versions 0-3 ---
 
 def _read_LeaderAndIsrLiveLeader_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrLiveLeader, int]:
-    leader = LeaderAndIsrLiveLeader.__new__(LeaderAndIsrLiveLeader)
+    leader = blank_instance(LeaderAndIsrLiveLeader)
     field = ""
     index = 0
     try:
@@ -1516,7 +1830,7 @@ def _size_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader) -> int:
 # --- LeaderAndIsrLiveLeader, versions 4-7 (flexible) ---
 
 def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrLiveLeader, int]:
-    leader = LeaderAndIsrLiveLeader.__new__(LeaderAndIsrLiveLeader)
+    leader = blank_instance(LeaderAndIsrLiveLeader)
     field = ""
     index = 0
     size = len(buf)
@@ -1583,7 +1897,7 @@ def _size_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader) -> int:
 # --- LeaderAndIsrRequest, version 0 ---
 
 def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.broker_epoch = -1
     request.type = 0
@@ -1598,22 +1912,70 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v0(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    ungrouped_partition_states_item.is_new = False
+                    ungrouped_partition_states_item.leader_recovery_state = 0
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (ungrouped_partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1676,7 +2038,7 @@ def _size_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 1 ---
 
 def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.broker_epoch = -1
     request.type = 0
@@ -1691,22 +2053,72 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v1(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    ungrouped_partition_states_item.leader_recovery_state = 0
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (ungrouped_partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "is_new"
+                    (ungrouped_partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1769,7 +2181,7 @@ def _size_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 2 ---
 
 def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -1783,22 +2195,94 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v2(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n, pos = _w.read_count(buf, pos, False)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n, pos = _w.read_count(buf, pos, False)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n, pos = _w.read_count(buf, pos, False)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                partition_states_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    topic_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1861,7 +2345,7 @@ def _size_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 3 ---
 
 def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -1875,22 +2359,106 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v3(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n, pos = _w.read_count(buf, pos, False)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n, pos = _w.read_count(buf, pos, False)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n, pos = _w.read_count(buf, pos, False)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if adding_replicas_n < 0:
+                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if removing_replicas_n < 0:
+                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                partition_states_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    topic_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1953,7 +2521,7 @@ def _size_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 4 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -1972,11 +2540,125 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v4(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1987,11 +2669,38 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2074,7 +2783,7 @@ def _size_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 5 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -2092,11 +2801,126 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v5(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2107,11 +2931,38 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2192,7 +3043,7 @@ def _size_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 6 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -2210,11 +3061,125 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new, leader_recovery_state"
+                                partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2225,11 +3190,38 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2310,7 +3302,7 @@ def _size_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 7 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -2327,11 +3319,125 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new, leader_recovery_state"
+                                partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2342,11 +3448,38 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:

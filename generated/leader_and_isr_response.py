@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -183,7 +183,7 @@ class LeaderAndIsrResponse(GeneratedStruct):
 # --- LeaderAndIsrPartitionError, versions 0-3 ---
 
 def _read_LeaderAndIsrPartitionError_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
-    leader_and_isr_partition_error = LeaderAndIsrPartitionError.__new__(LeaderAndIsrPartitionError)
+    leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     field = ""
     index = 0
     try:
@@ -222,7 +222,7 @@ def _size_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: Leader
 # --- LeaderAndIsrPartitionError, version 4 (flexible) ---
 
 def _read_LeaderAndIsrPartitionError_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
-    leader_and_isr_partition_error = LeaderAndIsrPartitionError.__new__(LeaderAndIsrPartitionError)
+    leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     field = ""
     index = 0
     size = len(buf)
@@ -284,7 +284,7 @@ def _size_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderAn
 # --- LeaderAndIsrPartitionError, versions 5-7 (flexible) ---
 
 def _read_LeaderAndIsrPartitionError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
-    leader_and_isr_partition_error = LeaderAndIsrPartitionError.__new__(LeaderAndIsrPartitionError)
+    leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     leader_and_isr_partition_error.topic_name = ''
     field = ""
     index = 0
@@ -329,7 +329,7 @@ def _size_LeaderAndIsrPartitionError_v5_7(leader_and_isr_partition_error: Leader
 # --- LeaderAndIsrTopicError, versions 5-7 (flexible) ---
 
 def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicError, int]:
-    leader_and_isr_topic_error = LeaderAndIsrTopicError.__new__(LeaderAndIsrTopicError)
+    leader_and_isr_topic_error = blank_instance(LeaderAndIsrTopicError)
     field = ""
     index = 0
     size = len(buf)
@@ -345,11 +345,29 @@ def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v5_7(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                    partition_errors_item.topic_name = ''
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             leader_and_isr_topic_error.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -408,7 +426,7 @@ def _size_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrTo
 # --- LeaderAndIsrResponse, versions 0-3 ---
 
 def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
-    response = LeaderAndIsrResponse.__new__(LeaderAndIsrResponse)
+    response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
     try:
@@ -420,11 +438,25 @@ def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
         partition_errors_n, pos = _w.read_count(buf, pos, False)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v0_3(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                    field = "topic_name"
+                    partition_errors_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    partition_errors_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -468,7 +500,7 @@ def _size_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse) -> int:
 # --- LeaderAndIsrResponse, version 4 (flexible) ---
 
 def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
-    response = LeaderAndIsrResponse.__new__(LeaderAndIsrResponse)
+    response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -485,11 +517,35 @@ def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRes
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v4(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -549,7 +605,7 @@ def _size_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse) -> int:
 # --- LeaderAndIsrResponse, versions 5-7 (flexible) ---
 
 def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
-    response = LeaderAndIsrResponse.__new__(LeaderAndIsrResponse)
+    response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -566,11 +622,60 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_LeaderAndIsrTopicError_v5_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(LeaderAndIsrTopicError)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_errors_n = buf[pos] - 1
+                    if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_errors_n, pos = _w.read_count(buf, pos, True)
+                    if partition_errors_n < 0:
+                        raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+                    elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_errors_items: list[LeaderAndIsrPartitionError] = []
+                        for partition_errors_index in range(partition_errors_n):
+                            try:
+                                partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                                partition_errors_item.topic_name = ''
+                                field = "partition_index, error_code"
+                                partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                                pos += 6
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_errors[]", partition_errors_index
+                                raise failure from None
+                            partition_errors_items.append(partition_errors_item)
+                        field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
+                        topics_item.partition_errors = partition_errors_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -137,7 +137,7 @@ class LeaderChangeMessage(GeneratedStruct):
 # --- Voter, version 0 (flexible) ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = Voter.__new__(Voter)
+    voter = blank_instance(Voter)
     voter.voter_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -184,7 +184,7 @@ def _size_Voter_v0(voter: Voter) -> int:
 # --- Voter, version 1 (flexible) ---
 
 def _read_Voter_v1(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = Voter.__new__(Voter)
+    voter = blank_instance(Voter)
     field = ""
     index = 0
     try:
@@ -233,7 +233,7 @@ def _size_Voter_v1(voter: Voter) -> int:
 # --- LeaderChangeMessage, version 0 (flexible) ---
 
 def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    message = LeaderChangeMessage.__new__(LeaderChangeMessage)
+    message = blank_instance(LeaderChangeMessage)
     field = ""
     index = 0
     size = len(buf)
@@ -250,11 +250,29 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v0(buf, pos)
+            for voters_index in range(voters_n):
+                try:
+                    voters_item = blank_instance(Voter)
+                    voters_item.voter_directory_id = _ZERO_UUID
+                    field = "voter_id"
+                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "voters[]", voters_index
+                    raise failure from None
                 voters_items.append(voters_item)
+            field, index = "voters[]", voters_index  # as the last call would have left them
             message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -265,11 +283,29 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+        elif granting_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             granting_voters_items: list[Voter] = []
-            for index in range(granting_voters_n):
-                granting_voters_item, pos = _read_Voter_v0(buf, pos)
+            for granting_voters_index in range(granting_voters_n):
+                try:
+                    granting_voters_item = blank_instance(Voter)
+                    granting_voters_item.voter_directory_id = _ZERO_UUID
+                    field = "voter_id"
+                    (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        granting_voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "granting_voters[]", granting_voters_index
+                    raise failure from None
                 granting_voters_items.append(granting_voters_item)
+            field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
             message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -346,7 +382,7 @@ def _size_LeaderChangeMessage_v0(message: LeaderChangeMessage) -> int:
 # --- LeaderChangeMessage, version 1 (flexible) ---
 
 def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    message = LeaderChangeMessage.__new__(LeaderChangeMessage)
+    message = blank_instance(LeaderChangeMessage)
     field = ""
     index = 0
     size = len(buf)
@@ -363,11 +399,30 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v1(buf, pos)
+            for voters_index in range(voters_n):
+                try:
+                    voters_item = blank_instance(Voter)
+                    field = "voter_id"
+                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "voter_directory_id"
+                    voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "voters[]", voters_index
+                    raise failure from None
                 voters_items.append(voters_item)
+            field, index = "voters[]", voters_index  # as the last call would have left them
             message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -378,11 +433,30 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+        elif granting_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             granting_voters_items: list[Voter] = []
-            for index in range(granting_voters_n):
-                granting_voters_item, pos = _read_Voter_v1(buf, pos)
+            for granting_voters_index in range(granting_voters_n):
+                try:
+                    granting_voters_item = blank_instance(Voter)
+                    field = "voter_id"
+                    (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "voter_directory_id"
+                    granting_voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        granting_voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "granting_voters[]", granting_voters_index
+                    raise failure from None
                 granting_voters_items.append(granting_voters_item)
+            field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
             message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:

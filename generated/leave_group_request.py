@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class MemberIdentity(GeneratedStruct):
@@ -127,7 +127,7 @@ class LeaveGroupRequest(GeneratedStruct):
 # --- MemberIdentity, version 3 ---
 
 def _read_MemberIdentity_v3(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    identity = MemberIdentity.__new__(MemberIdentity)
+    identity = blank_instance(MemberIdentity)
     identity.reason = None
     field = ""
     index = 0
@@ -167,7 +167,7 @@ def _size_MemberIdentity_v3(identity: MemberIdentity) -> int:
 # --- MemberIdentity, version 4 (flexible) ---
 
 def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    identity = MemberIdentity.__new__(MemberIdentity)
+    identity = blank_instance(MemberIdentity)
     identity.reason = None
     field = ""
     index = 0
@@ -235,7 +235,7 @@ def _size_MemberIdentity_v4(identity: MemberIdentity) -> int:
 # --- MemberIdentity, version 5 (flexible) ---
 
 def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    identity = MemberIdentity.__new__(MemberIdentity)
+    identity = blank_instance(MemberIdentity)
     field = ""
     index = 0
     size = len(buf)
@@ -312,7 +312,7 @@ def _size_MemberIdentity_v5(identity: MemberIdentity) -> int:
 # --- LeaveGroupRequest, versions 0-2 ---
 
 def _read_LeaveGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     field = ""
     index = 0
     try:
@@ -355,7 +355,7 @@ def _size_LeaveGroupRequest_v0_2(request: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 3 ---
 
 def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     request.member_id = ''
     field = ""
     index = 0
@@ -367,11 +367,25 @@ def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberIdentity] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberIdentity_v3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberIdentity)
+                    members_item.reason = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             request.members = members_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -418,7 +432,7 @@ def _size_LeaveGroupRequest_v3(request: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 4 (flexible) ---
 
 def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     request.member_id = ''
     field = ""
     index = 0
@@ -440,11 +454,40 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberIdentity] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberIdentity_v4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberIdentity)
+                    members_item.reason = None
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             request.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -512,7 +555,7 @@ def _size_LeaveGroupRequest_v4(request: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 5 (flexible) ---
 
 def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     request.member_id = ''
     field = ""
     index = 0
@@ -534,11 +577,46 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberIdentity] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberIdentity_v5(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberIdentity)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "reason"
+                    reason_end = pos + buf[pos]
+                    if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
+                        members_item.reason = buf[pos + 1:reason_end].decode()
+                        pos = reason_end
+                    else:
+                        members_item.reason, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             request.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -137,7 +137,7 @@ class LeaveGroupResponse(GeneratedStruct):
 # --- MemberResponse, version 3 ---
 
 def _read_MemberResponse_v3(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
-    response = MemberResponse.__new__(MemberResponse)
+    response = blank_instance(MemberResponse)
     field = ""
     index = 0
     try:
@@ -181,7 +181,7 @@ def _size_MemberResponse_v3(response: MemberResponse) -> int:
 # --- MemberResponse, versions 4-5 (flexible) ---
 
 def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
-    response = MemberResponse.__new__(MemberResponse)
+    response = blank_instance(MemberResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -253,7 +253,7 @@ def _size_MemberResponse_v4_5(response: MemberResponse) -> int:
 # --- LeaveGroupResponse, version 0 ---
 
 def _read_LeaveGroupResponse_v0(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -288,7 +288,7 @@ def _size_LeaveGroupResponse_v0(response: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, versions 1-2 ---
 
 def _read_LeaveGroupResponse_v1_2(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     field = ""
     index = 0
     try:
@@ -322,7 +322,7 @@ def _size_LeaveGroupResponse_v1_2(response: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, version 3 ---
 
 def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     field = ""
     index = 0
     try:
@@ -334,11 +334,27 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberResponse] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberResponse_v3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberResponse)
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    field = "error_code"
+                    (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
+                    pos += 2
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -380,7 +396,7 @@ def _size_LeaveGroupResponse_v3(response: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, versions 4-5 (flexible) ---
 
 def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -397,11 +413,42 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[MemberResponse] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberResponse_v4_5(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberResponse)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "error_code"
+                    (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:

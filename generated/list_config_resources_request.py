@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -70,7 +70,7 @@ class ListConfigResourcesRequest(GeneratedStruct):
 # --- ListConfigResourcesRequest, version 0 (flexible) ---
 
 def _read_ListConfigResourcesRequest_v0(buf: bytes, pos: int) -> tuple[ListConfigResourcesRequest, int]:
-    request = ListConfigResourcesRequest.__new__(ListConfigResourcesRequest)
+    request = blank_instance(ListConfigResourcesRequest)
     field = ""
     index = 0
     try:
@@ -111,7 +111,7 @@ def _size_ListConfigResourcesRequest_v0(request: ListConfigResourcesRequest) -> 
 # --- ListConfigResourcesRequest, version 1 (flexible) ---
 
 def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfigResourcesRequest, int]:
-    request = ListConfigResourcesRequest.__new__(ListConfigResourcesRequest)
+    request = blank_instance(ListConfigResourcesRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -120,7 +120,8 @@ def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfi
         resource_types_n = buf[pos] - 1
         resource_types_end = pos + 1 + resource_types_n * 1
         if 0 <= resource_types_n < 32 and resource_types_end <= size:  # the usual case: a short array
-            request.resource_types = [*_unpack_int8s[resource_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if resource_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.resource_types = [*_unpack_int8s[resource_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = resource_types_end
         else:
             resource_types_n, pos = _w.read_count(buf, pos, True)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -130,7 +130,7 @@ class ListConfigResourcesResponse(GeneratedStruct):
 # --- ConfigResource, version 0 (flexible) ---
 
 def _read_ConfigResource_v0(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
-    resource = ConfigResource.__new__(ConfigResource)
+    resource = blank_instance(ConfigResource)
     resource.resource_type = 16
     field = ""
     index = 0
@@ -188,7 +188,7 @@ def _size_ConfigResource_v0(resource: ConfigResource) -> int:
 # --- ConfigResource, version 1 (flexible) ---
 
 def _read_ConfigResource_v1(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
-    resource = ConfigResource.__new__(ConfigResource)
+    resource = blank_instance(ConfigResource)
     field = ""
     index = 0
     size = len(buf)
@@ -250,7 +250,7 @@ def _size_ConfigResource_v1(resource: ConfigResource) -> int:
 # --- ListConfigResourcesResponse, version 0 (flexible) ---
 
 def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConfigResourcesResponse, int]:
-    response = ListConfigResourcesResponse.__new__(ListConfigResourcesResponse)
+    response = blank_instance(ListConfigResourcesResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -267,11 +267,33 @@ def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConf
             config_resources_n, pos = _w.read_count(buf, pos, True)
         if config_resources_n < 0:
             raise DecodeError("non-nullable field config_resources was null", offset=pos)
+        elif config_resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             config_resources_items: list[ConfigResource] = []
-            for index in range(config_resources_n):
-                config_resources_item, pos = _read_ConfigResource_v0(buf, pos)
+            for config_resources_index in range(config_resources_n):
+                try:
+                    config_resources_item = blank_instance(ConfigResource)
+                    config_resources_item.resource_type = 16
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        config_resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "config_resources[]", config_resources_index
+                    raise failure from None
                 config_resources_items.append(config_resources_item)
+            field, index = "config_resources[]", config_resources_index  # as the last call would have left them
             response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -329,7 +351,7 @@ def _size_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse) 
 # --- ListConfigResourcesResponse, version 1 (flexible) ---
 
 def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConfigResourcesResponse, int]:
-    response = ListConfigResourcesResponse.__new__(ListConfigResourcesResponse)
+    response = blank_instance(ListConfigResourcesResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -346,11 +368,35 @@ def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConf
             config_resources_n, pos = _w.read_count(buf, pos, True)
         if config_resources_n < 0:
             raise DecodeError("non-nullable field config_resources was null", offset=pos)
+        elif config_resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             config_resources_items: list[ConfigResource] = []
-            for index in range(config_resources_n):
-                config_resources_item, pos = _read_ConfigResource_v1(buf, pos)
+            for config_resources_index in range(config_resources_n):
+                try:
+                    config_resources_item = blank_instance(ConfigResource)
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "resource_type"
+                    (config_resources_item.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        config_resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "config_resources[]", config_resources_index
+                    raise failure from None
                 config_resources_items.append(config_resources_item)
+            field, index = "config_resources[]", config_resources_index  # as the last call would have left them
             response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ListGroupsRequest(GeneratedStruct):
@@ -72,7 +72,7 @@ class ListGroupsRequest(GeneratedStruct):
 # --- ListGroupsRequest, versions 0-2 ---
 
 def _read_ListGroupsRequest_v0_2(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
-    request = ListGroupsRequest.__new__(ListGroupsRequest)
+    request = blank_instance(ListGroupsRequest)
     field = ""
     index = 0
     try:
@@ -104,7 +104,7 @@ def _size_ListGroupsRequest_v0_2(request: ListGroupsRequest) -> int:
 # --- ListGroupsRequest, version 3 (flexible) ---
 
 def _read_ListGroupsRequest_v3(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
-    request = ListGroupsRequest.__new__(ListGroupsRequest)
+    request = blank_instance(ListGroupsRequest)
     field = ""
     index = 0
     try:
@@ -147,7 +147,7 @@ def _size_ListGroupsRequest_v3(request: ListGroupsRequest) -> int:
 # --- ListGroupsRequest, version 4 (flexible) ---
 
 def _read_ListGroupsRequest_v4(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
-    request = ListGroupsRequest.__new__(ListGroupsRequest)
+    request = blank_instance(ListGroupsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -161,6 +161,8 @@ def _read_ListGroupsRequest_v4(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
             states_filter_n, pos = _w.read_count(buf, pos, True)
         if states_filter_n < 0:
             raise DecodeError("non-nullable field states_filter was null", offset=pos)
+        elif states_filter_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             states_filter_items: list[str] = []
             for index in range(states_filter_n):
@@ -227,7 +229,7 @@ def _size_ListGroupsRequest_v4(request: ListGroupsRequest) -> int:
 # --- ListGroupsRequest, version 5 (flexible) ---
 
 def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest, int]:
-    request = ListGroupsRequest.__new__(ListGroupsRequest)
+    request = blank_instance(ListGroupsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -241,6 +243,8 @@ def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
             states_filter_n, pos = _w.read_count(buf, pos, True)
         if states_filter_n < 0:
             raise DecodeError("non-nullable field states_filter was null", offset=pos)
+        elif states_filter_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             states_filter_items: list[str] = []
             for index in range(states_filter_n):
@@ -256,6 +260,8 @@ def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
             types_filter_n, pos = _w.read_count(buf, pos, True)
         if types_filter_n < 0:
             raise DecodeError("non-nullable field types_filter was null", offset=pos)
+        elif types_filter_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             types_filter_items: list[str] = []
             for index in range(types_filter_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -140,7 +140,7 @@ class ListGroupsResponse(GeneratedStruct):
 # --- ListedGroup, versions 0-2 ---
 
 def _read_ListedGroup_v0_2(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     group.group_state = ''
     group.group_type = ''
     field = ""
@@ -183,7 +183,7 @@ def _size_ListedGroup_v0_2(group: ListedGroup) -> int:
 # --- ListedGroup, version 3 (flexible) ---
 
 def _read_ListedGroup_v3(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     group.group_state = ''
     group.group_type = ''
     field = ""
@@ -259,7 +259,7 @@ def _size_ListedGroup_v3(group: ListedGroup) -> int:
 # --- ListedGroup, version 4 (flexible) ---
 
 def _read_ListedGroup_v4(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     group.group_type = ''
     field = ""
     index = 0
@@ -351,7 +351,7 @@ def _size_ListedGroup_v4(group: ListedGroup) -> int:
 # --- ListedGroup, version 5 (flexible) ---
 
 def _read_ListedGroup_v5(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -459,7 +459,7 @@ def _size_ListedGroup_v5(group: ListedGroup) -> int:
 # --- ListGroupsResponse, version 0 ---
 
 def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -472,11 +472,26 @@ def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsRespons
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_state = ''
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -518,7 +533,7 @@ def _size_ListGroupsResponse_v0(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, versions 1-2 ---
 
 def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     try:
@@ -530,11 +545,26 @@ def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsRespo
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_state = ''
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -576,7 +606,7 @@ def _size_ListGroupsResponse_v1_2(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, version 3 (flexible) ---
 
 def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -593,11 +623,41 @@ def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v3(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_state = ''
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -655,7 +715,7 @@ def _size_ListGroupsResponse_v3(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, version 4 (flexible) ---
 
 def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -672,11 +732,47 @@ def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v4(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -734,7 +830,7 @@ def _size_ListGroupsResponse_v4(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, version 5 (flexible) ---
 
 def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -751,11 +847,53 @@ def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v5(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_type"
+                    group_type_end = pos + buf[pos]
+                    if pos < group_type_end < pos + 0x80 and group_type_end <= size:  # the usual case: a short string
+                        groups_item.group_type = buf[pos + 1:group_type_end].decode()
+                        pos = group_type_end
+                    else:
+                        groups_item.group_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -200,7 +200,7 @@ class ListOffsetsRequest(GeneratedStruct):
 # --- ListOffsetsPartition, versions 1-3 ---
 
 def _read_ListOffsetsPartition_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = ListOffsetsPartition.__new__(ListOffsetsPartition)
+    partition = blank_instance(ListOffsetsPartition)
     partition.current_leader_epoch = -1
     partition.max_num_offsets = 1
     field = ""
@@ -236,7 +236,7 @@ def _size_ListOffsetsPartition_v1_3(partition: ListOffsetsPartition) -> int:
 # --- ListOffsetsPartition, versions 4-5 ---
 
 def _read_ListOffsetsPartition_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = ListOffsetsPartition.__new__(ListOffsetsPartition)
+    partition = blank_instance(ListOffsetsPartition)
     partition.max_num_offsets = 1
     field = ""
     index = 0
@@ -271,7 +271,7 @@ def _size_ListOffsetsPartition_v4_5(partition: ListOffsetsPartition) -> int:
 # --- ListOffsetsPartition, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsPartition_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = ListOffsetsPartition.__new__(ListOffsetsPartition)
+    partition = blank_instance(ListOffsetsPartition)
     partition.max_num_offsets = 1
     field = ""
     index = 0
@@ -318,7 +318,7 @@ def _size_ListOffsetsPartition_v6_11(partition: ListOffsetsPartition) -> int:
 # --- ListOffsetsTopic, versions 1-3 ---
 
 def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = ListOffsetsTopic.__new__(ListOffsetsTopic)
+    topic = blank_instance(ListOffsetsTopic)
     field = ""
     index = 0
     try:
@@ -329,11 +329,25 @@ def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartition_v1_3(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartition)
+                    partitions_item.current_leader_epoch = -1
+                    partitions_item.max_num_offsets = 1
+                    field = "partition_index, timestamp"
+                    partitions_item.partition_index, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_timestamp(buf, pos)
+                    pos += 12
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -378,7 +392,7 @@ def _size_ListOffsetsTopic_v1_3(topic: ListOffsetsTopic) -> int:
 # --- ListOffsetsTopic, versions 4-5 ---
 
 def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = ListOffsetsTopic.__new__(ListOffsetsTopic)
+    topic = blank_instance(ListOffsetsTopic)
     field = ""
     index = 0
     try:
@@ -389,11 +403,24 @@ def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartition_v4_5(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartition)
+                    partitions_item.max_num_offsets = 1
+                    field = "partition_index, current_leader_epoch, timestamp"
+                    partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
+                    pos += 16
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -438,7 +465,7 @@ def _size_ListOffsetsTopic_v4_5(topic: ListOffsetsTopic) -> int:
 # --- ListOffsetsTopic, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = ListOffsetsTopic.__new__(ListOffsetsTopic)
+    topic = blank_instance(ListOffsetsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -459,11 +486,29 @@ def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartition_v6_11(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartition)
+                    partitions_item.max_num_offsets = 1
+                    field = "partition_index, current_leader_epoch, timestamp"
+                    partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
+                    pos += 16
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -529,7 +574,7 @@ def _size_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic) -> int:
 # --- ListOffsetsRequest, version 1 ---
 
 def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.isolation_level = 0
     request.timeout_ms = 0
     field = ""
@@ -543,11 +588,47 @@ def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.max_num_offsets = 1
+                                field = "partition_index, timestamp"
+                                partitions_item.partition_index, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_timestamp(buf, pos)
+                                pos += 12
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -591,7 +672,7 @@ def _size_ListOffsetsRequest_v1(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 2-3 ---
 
 def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.timeout_ms = 0
     field = ""
     index = 0
@@ -604,11 +685,47 @@ def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.max_num_offsets = 1
+                                field = "partition_index, timestamp"
+                                partitions_item.partition_index, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_timestamp(buf, pos)
+                                pos += 12
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -650,7 +767,7 @@ def _size_ListOffsetsRequest_v2_3(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 4-5 ---
 
 def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.timeout_ms = 0
     field = ""
     index = 0
@@ -663,11 +780,46 @@ def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v4_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartition)
+                                partitions_item.max_num_offsets = 1
+                                field = "partition_index, current_leader_epoch, timestamp"
+                                partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
+                                pos += 16
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -709,7 +861,7 @@ def _size_ListOffsetsRequest_v4_5(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 6-9 (flexible) ---
 
 def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.timeout_ms = 0
     field = ""
     index = 0
@@ -727,11 +879,65 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartition)
+                                partitions_item.max_num_offsets = 1
+                                field = "partition_index, current_leader_epoch, timestamp"
+                                partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
+                                pos += 16
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -789,7 +995,7 @@ def _size_ListOffsetsRequest_v6_9(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 10-11 (flexible) ---
 
 def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -806,11 +1012,65 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartition)
+                                partitions_item.max_num_offsets = 1
+                                field = "partition_index, current_leader_epoch, timestamp"
+                                partitions_item.partition_index, partitions_item.current_leader_epoch, partitions_item.timestamp = _unpack_ListOffsetsPartition_partition_index_to_timestamp(buf, pos)
+                                pos += 16
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ListOffsetsRequest_timeout_ms(buf, pos)

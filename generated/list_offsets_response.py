@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -194,7 +194,7 @@ class ListOffsetsResponse(GeneratedStruct):
 # --- ListOffsetsPartitionResponse, versions 1-3 ---
 
 def _read_ListOffsetsPartitionResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    response = blank_instance(ListOffsetsPartitionResponse)
     response.leader_epoch = -1
     field = ""
     index = 0
@@ -231,7 +231,7 @@ def _size_ListOffsetsPartitionResponse_v1_3(response: ListOffsetsPartitionRespon
 # --- ListOffsetsPartitionResponse, versions 4-5 ---
 
 def _read_ListOffsetsPartitionResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    response = blank_instance(ListOffsetsPartitionResponse)
     field = ""
     index = 0
     try:
@@ -265,7 +265,7 @@ def _size_ListOffsetsPartitionResponse_v4_5(response: ListOffsetsPartitionRespon
 # --- ListOffsetsPartitionResponse, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    response = blank_instance(ListOffsetsPartitionResponse)
     field = ""
     index = 0
     try:
@@ -311,7 +311,7 @@ def _size_ListOffsetsPartitionResponse_v6_11(response: ListOffsetsPartitionRespo
 # --- ListOffsetsTopicResponse, versions 1-3 ---
 
 def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
+    response = blank_instance(ListOffsetsTopicResponse)
     field = ""
     index = 0
     try:
@@ -322,11 +322,24 @@ def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                    partitions_item.leader_epoch = -1
+                    field = "partition_index, error_code, timestamp, offset"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
+                    pos += 22
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -371,7 +384,7 @@ def _size_ListOffsetsTopicResponse_v1_3(response: ListOffsetsTopicResponse) -> i
 # --- ListOffsetsTopicResponse, versions 4-5 ---
 
 def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
+    response = blank_instance(ListOffsetsTopicResponse)
     field = ""
     index = 0
     try:
@@ -382,11 +395,23 @@ def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                    field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                    pos += 26
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -431,7 +456,7 @@ def _size_ListOffsetsTopicResponse_v4_5(response: ListOffsetsTopicResponse) -> i
 # --- ListOffsetsTopicResponse, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
+    response = blank_instance(ListOffsetsTopicResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -452,11 +477,28 @@ def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffs
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                    field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                    pos += 26
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -522,7 +564,7 @@ def _size_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse) -> 
 # --- ListOffsetsResponse, version 1 ---
 
 def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -532,11 +574,46 @@ def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                partitions_item.leader_epoch = -1
+                                field = "partition_index, error_code, timestamp, offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
+                                pos += 22
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -576,7 +653,7 @@ def _size_ListOffsetsResponse_v1(response: ListOffsetsResponse) -> int:
 # --- ListOffsetsResponse, versions 2-3 ---
 
 def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     field = ""
     index = 0
     try:
@@ -588,11 +665,46 @@ def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                partitions_item.leader_epoch = -1
+                                field = "partition_index, error_code, timestamp, offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
+                                pos += 22
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -634,7 +746,7 @@ def _size_ListOffsetsResponse_v2_3(response: ListOffsetsResponse) -> int:
 # --- ListOffsetsResponse, versions 4-5 ---
 
 def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     field = ""
     index = 0
     try:
@@ -646,11 +758,45 @@ def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                                pos += 26
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -692,7 +838,7 @@ def _size_ListOffsetsResponse_v4_5(response: ListOffsetsResponse) -> int:
 # --- ListOffsetsResponse, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -709,11 +855,64 @@ def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                                pos += 26
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -194,7 +194,7 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
 # --- OngoingPartitionReassignment, version 0 (flexible) ---
 
 def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingPartitionReassignment, int]:
-    reassignment = OngoingPartitionReassignment.__new__(OngoingPartitionReassignment)
+    reassignment = blank_instance(OngoingPartitionReassignment)
     field = ""
     index = 0
     size = len(buf)
@@ -206,7 +206,8 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            reassignment.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                reassignment.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -218,7 +219,8 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            reassignment.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                reassignment.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -230,7 +232,8 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            reassignment.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                reassignment.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -323,7 +326,7 @@ def _size_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassign
 # --- OngoingTopicReassignment, version 0 (flexible) ---
 
 def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopicReassignment, int]:
-    reassignment = OngoingTopicReassignment.__new__(OngoingTopicReassignment)
+    reassignment = blank_instance(OngoingTopicReassignment)
     field = ""
     index = 0
     size = len(buf)
@@ -344,11 +347,67 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OngoingPartitionReassignment] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OngoingPartitionReassignment_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OngoingPartitionReassignment)
+                    field = "partition_index"
+                    (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n = buf[pos] - 1
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = adding_replicas_end
+                    else:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
+                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                        else:
+                            partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n = buf[pos] - 1
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = removing_replicas_end
+                    else:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
+                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                        else:
+                            partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             reassignment.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -414,7 +473,7 @@ def _size_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment) ->
 # --- ListPartitionReassignmentsResponse, version 0 (flexible) ---
 
 def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[ListPartitionReassignmentsResponse, int]:
-    response = ListPartitionReassignmentsResponse.__new__(ListPartitionReassignmentsResponse)
+    response = blank_instance(ListPartitionReassignmentsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -438,11 +497,103 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OngoingTopicReassignment] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OngoingTopicReassignment_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OngoingTopicReassignment)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OngoingPartitionReassignment] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OngoingPartitionReassignment)
+                                field = "partition_index"
+                                (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -89,7 +89,7 @@ class ListTransactionsRequest(GeneratedStruct):
 # --- ListTransactionsRequest, version 0 (flexible) ---
 
 def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = ListTransactionsRequest.__new__(ListTransactionsRequest)
+    request = blank_instance(ListTransactionsRequest)
     request.duration_filter = -1
     request.transactional_id_pattern = None
     field = ""
@@ -105,6 +105,8 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -115,7 +117,8 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
         producer_id_filters_n = buf[pos] - 1
         producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
         if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = producer_id_filters_end
         else:
             producer_id_filters_n, pos = _w.read_count(buf, pos, True)
@@ -201,7 +204,7 @@ def _size_ListTransactionsRequest_v0(request: ListTransactionsRequest) -> int:
 # --- ListTransactionsRequest, version 1 (flexible) ---
 
 def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = ListTransactionsRequest.__new__(ListTransactionsRequest)
+    request = blank_instance(ListTransactionsRequest)
     request.transactional_id_pattern = None
     field = ""
     index = 0
@@ -216,6 +219,8 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -226,7 +231,8 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
         producer_id_filters_n = buf[pos] - 1
         producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
         if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = producer_id_filters_end
         else:
             producer_id_filters_n, pos = _w.read_count(buf, pos, True)
@@ -315,7 +321,7 @@ def _size_ListTransactionsRequest_v1(request: ListTransactionsRequest) -> int:
 # --- ListTransactionsRequest, version 2 (flexible) ---
 
 def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = ListTransactionsRequest.__new__(ListTransactionsRequest)
+    request = blank_instance(ListTransactionsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -329,6 +335,8 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -339,7 +347,8 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
         producer_id_filters_n = buf[pos] - 1
         producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
         if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = producer_id_filters_end
         else:
             producer_id_filters_n, pos = _w.read_count(buf, pos, True)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -140,7 +140,7 @@ class ListTransactionsResponse(GeneratedStruct):
 # --- TransactionState, versions 0-2 (flexible) ---
 
 def _read_TransactionState_v0_2(buf: bytes, pos: int) -> tuple[TransactionState, int]:
-    state = TransactionState.__new__(TransactionState)
+    state = blank_instance(TransactionState)
     field = ""
     index = 0
     size = len(buf)
@@ -219,7 +219,7 @@ def _size_TransactionState_v0_2(state: TransactionState) -> int:
 # --- ListTransactionsResponse, versions 0-2 (flexible) ---
 
 def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTransactionsResponse, int]:
-    response = ListTransactionsResponse.__new__(ListTransactionsResponse)
+    response = blank_instance(ListTransactionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -236,6 +236,8 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
             unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
         if unknown_state_filters_n < 0:
             raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
+        elif unknown_state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             unknown_state_filters_items: list[str] = []
             for index in range(unknown_state_filters_n):
@@ -251,11 +253,42 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
             transaction_states_n, pos = _w.read_count(buf, pos, True)
         if transaction_states_n < 0:
             raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+        elif transaction_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transaction_states_items: list[TransactionState] = []
-            for index in range(transaction_states_n):
-                transaction_states_item, pos = _read_TransactionState_v0_2(buf, pos)
+            for transaction_states_index in range(transaction_states_n):
+                try:
+                    transaction_states_item = blank_instance(TransactionState)
+                    field = "transactional_id"
+                    transactional_id_end = pos + buf[pos]
+                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                        transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                        pos = transactional_id_end
+                    else:
+                        transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "producer_id"
+                    (transaction_states_item.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
+                    pos += 8
+                    field = "transaction_state"
+                    transaction_state_end = pos + buf[pos]
+                    if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                        transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                        pos = transaction_state_end
+                    else:
+                        transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        transaction_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "transaction_states[]", transaction_states_index
+                    raise failure from None
                 transaction_states_items.append(transaction_states_item)
+            field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
             response.transaction_states = transaction_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -139,7 +139,7 @@ class MetadataRequest(GeneratedStruct):
 # --- MetadataRequestTopic, versions 0-8 ---
 
 def _read_MetadataRequestTopic_v0_8(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    topic = MetadataRequestTopic.__new__(MetadataRequestTopic)
+    topic = blank_instance(MetadataRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -174,7 +174,7 @@ def _size_MetadataRequestTopic_v0_8(topic: MetadataRequestTopic) -> int:
 # --- MetadataRequestTopic, version 9 (flexible) ---
 
 def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    topic = MetadataRequestTopic.__new__(MetadataRequestTopic)
+    topic = blank_instance(MetadataRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -232,7 +232,7 @@ def _size_MetadataRequestTopic_v9(topic: MetadataRequestTopic) -> int:
 # --- MetadataRequestTopic, versions 10-13 (flexible) ---
 
 def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    topic = MetadataRequestTopic.__new__(MetadataRequestTopic)
+    topic = blank_instance(MetadataRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -287,7 +287,7 @@ def _size_MetadataRequestTopic_v10_13(topic: MetadataRequestTopic) -> int:
 # --- MetadataRequest, version 0 ---
 
 def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.allow_auto_topic_creation = True
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
@@ -299,11 +299,23 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -349,7 +361,7 @@ def _size_MetadataRequest_v0(request: MetadataRequest) -> int:
 # --- MetadataRequest, versions 1-3 ---
 
 def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.allow_auto_topic_creation = True
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
@@ -361,11 +373,23 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -411,7 +435,7 @@ def _size_MetadataRequest_v1_3(request: MetadataRequest) -> int:
 # --- MetadataRequest, versions 4-7 ---
 
 def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
     field = ""
@@ -422,11 +446,23 @@ def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation"
         (request.allow_auto_topic_creation,) = _unpack_MetadataRequest_allow_auto_topic_creation(buf, pos)
@@ -475,7 +511,7 @@ def _size_MetadataRequest_v4_7(request: MetadataRequest) -> int:
 # --- MetadataRequest, version 8 ---
 
 def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     field = ""
     index = 0
     try:
@@ -484,11 +520,23 @@ def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(buf, pos)
@@ -533,7 +581,7 @@ def _size_MetadataRequest_v8(request: MetadataRequest) -> int:
 # --- MetadataRequest, version 9 (flexible) ---
 
 def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -547,11 +595,33 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(buf, pos)
@@ -612,7 +682,7 @@ def _size_MetadataRequest_v9(request: MetadataRequest) -> int:
 # --- MetadataRequest, version 10 (flexible) ---
 
 def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -626,11 +696,34 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(buf, pos)
@@ -691,7 +784,7 @@ def _size_MetadataRequest_v10(request: MetadataRequest) -> int:
 # --- MetadataRequest, versions 11-13 (flexible) ---
 
 def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.include_cluster_authorized_operations = False
     field = ""
     index = 0
@@ -706,11 +799,34 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_include_topic_authorized_operations(buf, pos)

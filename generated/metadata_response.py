@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -338,7 +338,7 @@ class MetadataResponse(GeneratedStruct):
 # --- MetadataResponseBroker, version 0 ---
 
 def _read_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    broker = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    broker = blank_instance(MetadataResponseBroker)
     broker.rack = None
     field = ""
     index = 0
@@ -383,7 +383,7 @@ def _size_MetadataResponseBroker_v0(broker: MetadataResponseBroker) -> int:
 # --- MetadataResponseBroker, versions 1-8 ---
 
 def _read_MetadataResponseBroker_v1_8(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    broker = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    broker = blank_instance(MetadataResponseBroker)
     field = ""
     index = 0
     try:
@@ -432,7 +432,7 @@ def _size_MetadataResponseBroker_v1_8(broker: MetadataResponseBroker) -> int:
 # --- MetadataResponseBroker, versions 9-13 (flexible) ---
 
 def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    broker = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    broker = blank_instance(MetadataResponseBroker)
     field = ""
     index = 0
     size = len(buf)
@@ -509,7 +509,7 @@ def _size_MetadataResponseBroker_v9_13(broker: MetadataResponseBroker) -> int:
 # --- MetadataResponsePartition, versions 0-4 ---
 
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     partition.leader_epoch = -1
     field = ""
     index = 0
@@ -580,7 +580,7 @@ def _size_MetadataResponsePartition_v0_4(partition: MetadataResponsePartition) -
 # --- MetadataResponsePartition, versions 5-6 ---
 
 def _read_MetadataResponsePartition_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     partition.leader_epoch = -1
     field = ""
     index = 0
@@ -670,7 +670,7 @@ def _size_MetadataResponsePartition_v5_6(partition: MetadataResponsePartition) -
 # --- MetadataResponsePartition, versions 7-8 ---
 
 def _read_MetadataResponsePartition_v7_8(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     field = ""
     index = 0
     try:
@@ -759,7 +759,7 @@ def _size_MetadataResponsePartition_v7_8(partition: MetadataResponsePartition) -
 # --- MetadataResponsePartition, versions 9-13 (flexible) ---
 
 def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -771,7 +771,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         replica_nodes_n = buf[pos] - 1
         replica_nodes_end = pos + 1 + replica_nodes_n * 4
         if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-            partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replica_nodes_end
         else:
             replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -783,7 +784,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         isr_nodes_n = buf[pos] - 1
         isr_nodes_end = pos + 1 + isr_nodes_n * 4
         if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-            partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_nodes_end
         else:
             isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -795,7 +797,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         offline_replicas_n = buf[pos] - 1
         offline_replicas_end = pos + 1 + offline_replicas_n * 4
         if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -888,7 +891,7 @@ def _size_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition) 
 # --- MetadataResponseTopic, version 0 ---
 
 def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.is_internal = False
     topic.topic_authorized_operations = -2147483648
@@ -905,11 +908,36 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    partitions_item.leader_epoch = -1
+                    field = "error_code, partition_index, leader_id"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                    pos += 10
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -958,7 +986,7 @@ def _size_MetadataResponseTopic_v0(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 1-4 ---
 
 def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
     field = ""
@@ -977,11 +1005,36 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    partitions_item.leader_epoch = -1
+                    field = "error_code, partition_index, leader_id"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                    pos += 10
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1032,7 +1085,7 @@ def _size_MetadataResponseTopic_v1_4(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 5-6 ---
 
 def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
     field = ""
@@ -1051,11 +1104,42 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    partitions_item.leader_epoch = -1
+                    field = "error_code, partition_index, leader_id"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                    pos += 10
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1106,7 +1190,7 @@ def _size_MetadataResponseTopic_v5_6(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, version 7 ---
 
 def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
     field = ""
@@ -1125,11 +1209,41 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1180,7 +1294,7 @@ def _size_MetadataResponseTopic_v7(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, version 8 ---
 
 def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1198,11 +1312,41 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1256,7 +1400,7 @@ def _size_MetadataResponseTopic_v8(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, version 9 (flexible) ---
 
 def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1284,11 +1428,67 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n = buf[pos] - 1
+                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replica_nodes_end
+                    else:
+                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if replica_nodes_n < 0:
+                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                        else:
+                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n = buf[pos] - 1
+                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_nodes_end
+                    else:
+                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if isr_nodes_n < 0:
+                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                        else:
+                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1363,7 +1563,7 @@ def _size_MetadataResponseTopic_v9(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 10-11 (flexible) ---
 
 def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -1392,11 +1592,67 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n = buf[pos] - 1
+                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replica_nodes_end
+                    else:
+                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if replica_nodes_n < 0:
+                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                        else:
+                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n = buf[pos] - 1
+                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_nodes_end
+                    else:
+                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if isr_nodes_n < 0:
+                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                        else:
+                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1474,7 +1730,7 @@ def _size_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 12-13 (flexible) ---
 
 def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -1503,11 +1759,67 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n = buf[pos] - 1
+                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replica_nodes_end
+                    else:
+                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if replica_nodes_n < 0:
+                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                        else:
+                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n = buf[pos] - 1
+                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_nodes_end
+                    else:
+                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if isr_nodes_n < 0:
+                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                        else:
+                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1578,7 +1890,7 @@ def _size_MetadataResponseTopic_v12_13(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponse, version 0 ---
 
 def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.throttle_time_ms = 0
     response.cluster_id = None
     response.controller_id = -1
@@ -1592,22 +1904,93 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    brokers_item.rack = None
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.is_internal = False
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1664,7 +2047,7 @@ def _size_MetadataResponse_v0(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 1 ---
 
 def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.throttle_time_ms = 0
     response.cluster_id = None
     response.cluster_authorized_operations = -2147483648
@@ -1677,11 +2060,30 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
@@ -1691,11 +2093,66 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1754,7 +2211,7 @@ def _size_MetadataResponse_v1(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 2 ---
 
 def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.throttle_time_ms = 0
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
@@ -1766,11 +2223,30 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -1782,11 +2258,66 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1848,7 +2379,7 @@ def _size_MetadataResponse_v2(response: MetadataResponse) -> int:
 # --- MetadataResponse, versions 3-4 ---
 
 def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -1862,11 +2393,30 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -1878,11 +2428,66 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1946,7 +2551,7 @@ def _size_MetadataResponse_v3_4(response: MetadataResponse) -> int:
 # --- MetadataResponse, versions 5-6 ---
 
 def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -1960,11 +2565,30 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -1976,11 +2600,72 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2044,7 +2729,7 @@ def _size_MetadataResponse_v5_6(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 7 ---
 
 def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -2058,11 +2743,30 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2074,11 +2778,71 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2142,7 +2906,7 @@ def _size_MetadataResponse_v7(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 8 ---
 
 def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -2155,11 +2919,30 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2171,11 +2954,73 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
@@ -2242,7 +3087,7 @@ def _size_MetadataResponse_v8(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 9 (flexible) ---
 
 def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -2260,11 +3105,45 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2285,11 +3164,113 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
@@ -2376,7 +3357,7 @@ def _size_MetadataResponse_v9(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 10 (flexible) ---
 
 def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -2394,11 +3375,45 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2419,11 +3434,114 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
@@ -2510,7 +3628,7 @@ def _size_MetadataResponse_v10(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 11 (flexible) ---
 
 def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -2529,11 +3647,45 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2554,11 +3706,114 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2642,7 +3897,7 @@ def _size_MetadataResponse_v11(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 12 (flexible) ---
 
 def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -2661,11 +3916,45 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2686,11 +3975,114 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2774,7 +4166,7 @@ def _size_MetadataResponse_v12(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 13 (flexible) ---
 
 def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     field = ""
     index = 0
@@ -2792,11 +4184,45 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2817,11 +4243,114 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_MetadataResponse_error_code(buf, pos)

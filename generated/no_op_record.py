@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class NoOpRecord(GeneratedStruct):
@@ -58,7 +58,7 @@ class NoOpRecord(GeneratedStruct):
 # --- NoOpRecord, version 0 (flexible) ---
 
 def _read_NoOpRecord_v0(buf: bytes, pos: int) -> tuple[NoOpRecord, int]:
-    record = NoOpRecord.__new__(NoOpRecord)
+    record = blank_instance(NoOpRecord)
     field = ""
     index = 0
     try:

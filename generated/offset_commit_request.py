@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -224,7 +224,7 @@ class OffsetCommitRequest(GeneratedStruct):
 # --- OffsetCommitRequestPartition, versions 2-5 ---
 
 def _read_OffsetCommitRequestPartition_v2_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    partition = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
+    partition = blank_instance(OffsetCommitRequestPartition)
     partition.committed_leader_epoch = -1
     partition.commit_timestamp = -1
     field = ""
@@ -265,7 +265,7 @@ def _size_OffsetCommitRequestPartition_v2_5(partition: OffsetCommitRequestPartit
 # --- OffsetCommitRequestPartition, versions 6-7 ---
 
 def _read_OffsetCommitRequestPartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    partition = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
+    partition = blank_instance(OffsetCommitRequestPartition)
     partition.commit_timestamp = -1
     field = ""
     index = 0
@@ -305,7 +305,7 @@ def _size_OffsetCommitRequestPartition_v6_7(partition: OffsetCommitRequestPartit
 # --- OffsetCommitRequestPartition, versions 8-10 (flexible) ---
 
 def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    partition = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
+    partition = blank_instance(OffsetCommitRequestPartition)
     partition.commit_timestamp = -1
     field = ""
     index = 0
@@ -363,7 +363,7 @@ def _size_OffsetCommitRequestPartition_v8_10(partition: OffsetCommitRequestParti
 # --- OffsetCommitRequestTopic, versions 2-5 ---
 
 def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -375,11 +375,27 @@ def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCom
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v2_5(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.committed_leader_epoch = -1
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset"
+                    partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                    pos += 12
+                    field = "committed_metadata"
+                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -424,7 +440,7 @@ def _size_OffsetCommitRequestTopic_v2_5(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequestTopic, versions 6-7 ---
 
 def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -436,11 +452,26 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -485,7 +516,7 @@ def _size_OffsetCommitRequestTopic_v6_7(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequestTopic, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -507,11 +538,36 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    committed_metadata_end = pos + buf[pos]
+                    if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                        partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                        pos = committed_metadata_end
+                    else:
+                        partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -577,7 +633,7 @@ def _size_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequestTopic, version 10 (flexible) ---
 
 def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.name = ''
     field = ""
     index = 0
@@ -594,11 +650,36 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    committed_metadata_end = pos + buf[pos]
+                    if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                        partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                        pos = committed_metadata_end
+                    else:
+                        partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -657,7 +738,7 @@ def _size_OffsetCommitRequestTopic_v10(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequest, versions 2-4 ---
 
 def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     field = ""
     index = 0
@@ -677,11 +758,50 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.committed_leader_epoch = -1
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -737,7 +857,7 @@ def _size_OffsetCommitRequest_v2_4(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 5 ---
 
 def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     request.retention_time_ms = -1
     field = ""
@@ -755,11 +875,50 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.committed_leader_epoch = -1
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -813,7 +972,7 @@ def _size_OffsetCommitRequest_v5(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 6 ---
 
 def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     request.retention_time_ms = -1
     field = ""
@@ -831,11 +990,49 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -889,7 +1086,7 @@ def _size_OffsetCommitRequest_v6(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 7 ---
 
 def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
     field = ""
     index = 0
@@ -908,11 +1105,49 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -967,7 +1202,7 @@ def _size_OffsetCommitRequest_v7(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
     field = ""
     index = 0
@@ -1006,11 +1241,73 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                committed_metadata_end = pos + buf[pos]
+                                if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                    pos = committed_metadata_end
+                                else:
+                                    partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1091,7 +1388,7 @@ def _size_OffsetCommitRequest_v8_9(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 10 (flexible) ---
 
 def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
     field = ""
     index = 0
@@ -1130,11 +1427,68 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v10(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                committed_metadata_end = pos + buf[pos]
+                                if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                    pos = committed_metadata_end
+                                else:
+                                    partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -179,7 +179,7 @@ class OffsetCommitResponse(GeneratedStruct):
 # --- OffsetCommitResponsePartition, versions 2-7 ---
 
 def _read_OffsetCommitResponsePartition_v2_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
-    partition = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+    partition = blank_instance(OffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -211,7 +211,7 @@ def _size_OffsetCommitResponsePartition_v2_7(partition: OffsetCommitResponsePart
 # --- OffsetCommitResponsePartition, versions 8-10 (flexible) ---
 
 def _read_OffsetCommitResponsePartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
-    partition = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+    partition = blank_instance(OffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -255,7 +255,7 @@ def _size_OffsetCommitResponsePartition_v8_10(partition: OffsetCommitResponsePar
 # --- OffsetCommitResponseTopic, versions 2-7 ---
 
 def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    topic = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
+    topic = blank_instance(OffsetCommitResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -268,6 +268,8 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -275,7 +277,7 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 6:
                 for partitions_row in _rows_OffsetCommitResponsePartition_v2_7(partitions_rows):
-                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item = blank_instance(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -328,7 +330,7 @@ def _size_OffsetCommitResponseTopic_v2_7(topic: OffsetCommitResponseTopic) -> in
 # --- OffsetCommitResponseTopic, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    topic = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
+    topic = blank_instance(OffsetCommitResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -350,6 +352,8 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -357,7 +361,7 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
-                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item = blank_instance(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -431,7 +435,7 @@ def _size_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic) -> in
 # --- OffsetCommitResponseTopic, version 10 (flexible) ---
 
 def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    topic = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
+    topic = blank_instance(OffsetCommitResponseTopic)
     topic.name = ''
     field = ""
     index = 0
@@ -448,6 +452,8 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -455,7 +461,7 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
-                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item = blank_instance(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -522,21 +528,58 @@ def _size_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic) -> int
 # --- OffsetCommitResponse, version 2 ---
 
 def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 6
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 6:
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v2_7(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -576,9 +619,10 @@ def _size_OffsetCommitResponse_v2(response: OffsetCommitResponse) -> int:
 # --- OffsetCommitResponse, versions 3-7 ---
 
 def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetCommitResponse_throttle_time_ms(buf, pos)
@@ -588,11 +632,47 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 6
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 6:
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v2_7(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -634,7 +714,7 @@ def _size_OffsetCommitResponse_v3_7(response: OffsetCommitResponse) -> int:
 # --- OffsetCommitResponse, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -651,11 +731,61 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 7
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -713,7 +843,7 @@ def _size_OffsetCommitResponse_v8_9(response: OffsetCommitResponse) -> int:
 # --- OffsetCommitResponse, version 10 (flexible) ---
 
 def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -730,11 +860,56 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v10(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 7
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

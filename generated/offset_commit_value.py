@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -109,7 +109,7 @@ class OffsetCommitValue(GeneratedStruct):
 # --- OffsetCommitValue, versions 0,2 ---
 
 def _read_OffsetCommitValue_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    value = OffsetCommitValue.__new__(OffsetCommitValue)
+    value = blank_instance(OffsetCommitValue)
     value.leader_epoch = -1
     value.expire_timestamp = -1
     value.topic_id = _ZERO_UUID
@@ -156,7 +156,7 @@ def _size_OffsetCommitValue_v0_2(value: OffsetCommitValue) -> int:
 # --- OffsetCommitValue, version 1 ---
 
 def _read_OffsetCommitValue_v1(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    value = OffsetCommitValue.__new__(OffsetCommitValue)
+    value = blank_instance(OffsetCommitValue)
     value.leader_epoch = -1
     value.topic_id = _ZERO_UUID
     field = ""
@@ -202,7 +202,7 @@ def _size_OffsetCommitValue_v1(value: OffsetCommitValue) -> int:
 # --- OffsetCommitValue, version 3 ---
 
 def _read_OffsetCommitValue_v3(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    value = OffsetCommitValue.__new__(OffsetCommitValue)
+    value = blank_instance(OffsetCommitValue)
     value.expire_timestamp = -1
     value.topic_id = _ZERO_UUID
     field = ""
@@ -248,7 +248,7 @@ def _size_OffsetCommitValue_v3(value: OffsetCommitValue) -> int:
 # --- OffsetCommitValue, version 4 (flexible) ---
 
 def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    value = OffsetCommitValue.__new__(OffsetCommitValue)
+    value = blank_instance(OffsetCommitValue)
     value.expire_timestamp = -1
     value.topic_id = _ZERO_UUID
     field = ""

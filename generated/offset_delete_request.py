@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -160,7 +160,7 @@ class OffsetDeleteRequest(GeneratedStruct):
 # --- OffsetDeleteRequestPartition, version 0 ---
 
 def _read_OffsetDeleteRequestPartition_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequestPartition, int]:
-    partition = OffsetDeleteRequestPartition.__new__(OffsetDeleteRequestPartition)
+    partition = blank_instance(OffsetDeleteRequestPartition)
     field = ""
     index = 0
     try:
@@ -192,7 +192,7 @@ def _size_OffsetDeleteRequestPartition_v0(partition: OffsetDeleteRequestPartitio
 # --- OffsetDeleteRequestTopic, version 0 ---
 
 def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequestTopic, int]:
-    topic = OffsetDeleteRequestTopic.__new__(OffsetDeleteRequestTopic)
+    topic = blank_instance(OffsetDeleteRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -204,6 +204,8 @@ def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDelet
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetDeleteRequestPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -211,7 +213,7 @@ def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDelet
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 4:
                 for partitions_row in _rows_OffsetDeleteRequestPartition_v0(partitions_rows):
-                    partitions_item = OffsetDeleteRequestPartition.__new__(OffsetDeleteRequestPartition)
+                    partitions_item = blank_instance(OffsetDeleteRequestPartition)
                     (partitions_item.partition_index,) = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -264,9 +266,10 @@ def _size_OffsetDeleteRequestTopic_v0(topic: OffsetDeleteRequestTopic) -> int:
 # --- OffsetDeleteRequest, version 0 ---
 
 def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequest, int]:
-    request = OffsetDeleteRequest.__new__(OffsetDeleteRequest)
+    request = blank_instance(OffsetDeleteRequest)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "group_id"
         request.group_id, pos = _w.read_string_nn(buf, pos)
@@ -275,11 +278,46 @@ def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetDeleteRequestTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetDeleteRequestTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetDeleteRequestTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetDeleteRequestPartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 4
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 4:
+                            for partitions_row in _rows_OffsetDeleteRequestPartition_v0(partitions_rows):
+                                partitions_item = blank_instance(OffsetDeleteRequestPartition)
+                                (partitions_item.partition_index,) = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetDeleteRequestPartition_v0(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -176,7 +176,7 @@ class OffsetDeleteResponse(GeneratedStruct):
 # --- OffsetDeleteResponsePartition, version 0 ---
 
 def _read_OffsetDeleteResponsePartition_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponsePartition, int]:
-    partition = OffsetDeleteResponsePartition.__new__(OffsetDeleteResponsePartition)
+    partition = blank_instance(OffsetDeleteResponsePartition)
     field = ""
     index = 0
     try:
@@ -208,7 +208,7 @@ def _size_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponsePartit
 # --- OffsetDeleteResponseTopic, version 0 ---
 
 def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponseTopic, int]:
-    topic = OffsetDeleteResponseTopic.__new__(OffsetDeleteResponseTopic)
+    topic = blank_instance(OffsetDeleteResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -220,6 +220,8 @@ def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDele
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[OffsetDeleteResponsePartition] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -227,7 +229,7 @@ def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDele
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 6:
                 for partitions_row in _rows_OffsetDeleteResponsePartition_v0(partitions_rows):
-                    partitions_item = OffsetDeleteResponsePartition.__new__(OffsetDeleteResponsePartition)
+                    partitions_item = blank_instance(OffsetDeleteResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -280,9 +282,10 @@ def _size_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic) -> int:
 # --- OffsetDeleteResponse, version 0 ---
 
 def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponse, int]:
-    response = OffsetDeleteResponse.__new__(OffsetDeleteResponse)
+    response = blank_instance(OffsetDeleteResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "error_code, throttle_time_ms"
         response.error_code, response.throttle_time_ms = _unpack_OffsetDeleteResponse_error_code_throttle_time_ms(buf, pos)
@@ -292,11 +295,46 @@ def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetDeleteResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetDeleteResponseTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetDeleteResponseTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: KeyedList[OffsetDeleteResponsePartition] = KeyedList()
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 6
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 6:
+                            for partitions_row in _rows_OffsetDeleteResponsePartition_v0(partitions_rows):
+                                partitions_item = blank_instance(OffsetDeleteResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetDeleteResponsePartition_v0(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:

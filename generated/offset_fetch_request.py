@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -250,7 +250,7 @@ class OffsetFetchRequest(GeneratedStruct):
 # --- OffsetFetchRequestTopic, versions 1-5 ---
 
 def _read_OffsetFetchRequestTopic_v1_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
-    topic = OffsetFetchRequestTopic.__new__(OffsetFetchRequestTopic)
+    topic = blank_instance(OffsetFetchRequestTopic)
     field = ""
     index = 0
     try:
@@ -303,7 +303,7 @@ def _size_OffsetFetchRequestTopic_v1_5(topic: OffsetFetchRequestTopic) -> int:
 # --- OffsetFetchRequestTopic, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
-    topic = OffsetFetchRequestTopic.__new__(OffsetFetchRequestTopic)
+    topic = blank_instance(OffsetFetchRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -319,7 +319,8 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -388,7 +389,7 @@ def _size_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic) -> int:
 # --- OffsetFetchRequestTopics, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
-    topics = OffsetFetchRequestTopics.__new__(OffsetFetchRequestTopics)
+    topics = blank_instance(OffsetFetchRequestTopics)
     topics.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -405,7 +406,8 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -474,7 +476,7 @@ def _size_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics) -> int
 # --- OffsetFetchRequestTopics, version 10 (flexible) ---
 
 def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
-    topics = OffsetFetchRequestTopics.__new__(OffsetFetchRequestTopics)
+    topics = blank_instance(OffsetFetchRequestTopics)
     topics.name = ''
     field = ""
     index = 0
@@ -486,7 +488,8 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -548,7 +551,7 @@ def _size_OffsetFetchRequestTopics_v10(topics: OffsetFetchRequestTopics) -> int:
 # --- OffsetFetchRequestGroup, version 8 (flexible) ---
 
 def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    group = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
+    group = blank_instance(OffsetFetchRequestGroup)
     group.member_id = None
     group.member_epoch = -1
     field = ""
@@ -571,11 +574,46 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopics)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -641,7 +679,7 @@ def _size_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequestGroup, version 9 (flexible) ---
 
 def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    group = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
+    group = blank_instance(OffsetFetchRequestGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -672,11 +710,46 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopics)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -747,7 +820,7 @@ def _size_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequestGroup, version 10 (flexible) ---
 
 def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    group = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
+    group = blank_instance(OffsetFetchRequestGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -778,11 +851,41 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopics_v10(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopics)
+                    topics_item.name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -853,7 +956,7 @@ def _size_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequest, version 1 ---
 
 def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
     field = ""
     index = 0
@@ -865,11 +968,28 @@ def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
+                    if partition_indexes_n < 0:
+                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                    else:
+                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -918,7 +1038,7 @@ def _size_OffsetFetchRequest_v1(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, versions 2-5 ---
 
 def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
     field = ""
     index = 0
@@ -930,11 +1050,28 @@ def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
+                    if partition_indexes_n < 0:
+                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                    else:
+                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -983,7 +1120,7 @@ def _size_OffsetFetchRequest_v2_5(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 6 (flexible) ---
 
 def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
     field = ""
     index = 0
@@ -1005,11 +1142,45 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1079,7 +1250,7 @@ def _size_OffsetFetchRequest_v6(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 7 (flexible) ---
 
 def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1100,11 +1271,45 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
@@ -1177,7 +1382,7 @@ def _size_OffsetFetchRequest_v7(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 8 (flexible) ---
 
 def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
     field = ""
     index = 0
@@ -1192,11 +1397,84 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchRequestGroup_v8(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchRequestGroup)
+                    groups_item.member_id = None
+                    groups_item.member_epoch = -1
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        groups_item.topics = None
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[OffsetFetchRequestTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchRequestTopics)
+                                topics_item.topic_id = _ZERO_UUID
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
@@ -1261,7 +1539,7 @@ def _size_OffsetFetchRequest_v8(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 9 (flexible) ---
 
 def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
     field = ""
     index = 0
@@ -1276,11 +1554,92 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchRequestGroup_v9(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchRequestGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        groups_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        groups_item.member_id, pos = _w.read_compact_string(buf, pos)
+                    field = "member_epoch"
+                    (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
+                    pos += 4
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        groups_item.topics = None
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[OffsetFetchRequestTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchRequestTopics)
+                                topics_item.topic_id = _ZERO_UUID
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
@@ -1345,7 +1704,7 @@ def _size_OffsetFetchRequest_v9(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 10 (flexible) ---
 
 def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
     field = ""
     index = 0
@@ -1360,11 +1719,87 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchRequestGroup_v10(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchRequestGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        groups_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        groups_item.member_id, pos = _w.read_compact_string(buf, pos)
+                    field = "member_epoch"
+                    (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
+                    pos += 4
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        groups_item.topics = None
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[OffsetFetchRequestTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchRequestTopics)
+                                topics_item.name = ''
+                                field = "topic_id"
+                                topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)

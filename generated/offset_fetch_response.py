@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -382,7 +382,7 @@ class OffsetFetchResponse(GeneratedStruct):
 # --- OffsetFetchResponsePartition, versions 1-4 ---
 
 def _read_OffsetFetchResponsePartition_v1_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    partition = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
+    partition = blank_instance(OffsetFetchResponsePartition)
     partition.committed_leader_epoch = -1
     field = ""
     index = 0
@@ -425,7 +425,7 @@ def _size_OffsetFetchResponsePartition_v1_4(partition: OffsetFetchResponsePartit
 # --- OffsetFetchResponsePartition, version 5 ---
 
 def _read_OffsetFetchResponsePartition_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    partition = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
+    partition = blank_instance(OffsetFetchResponsePartition)
     field = ""
     index = 0
     try:
@@ -467,7 +467,7 @@ def _size_OffsetFetchResponsePartition_v5(partition: OffsetFetchResponsePartitio
 # --- OffsetFetchResponsePartition, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    partition = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
+    partition = blank_instance(OffsetFetchResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -527,7 +527,7 @@ def _size_OffsetFetchResponsePartition_v6_7(partition: OffsetFetchResponsePartit
 # --- OffsetFetchResponseTopic, versions 1-4 ---
 
 def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    topic = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
+    topic = blank_instance(OffsetFetchResponseTopic)
     field = ""
     index = 0
     try:
@@ -538,11 +538,29 @@ def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFet
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetFetchResponsePartition_v1_4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetFetchResponsePartition)
+                    partitions_item.committed_leader_epoch = -1
+                    field = "partition_index, committed_offset"
+                    partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
+                    pos += 12
+                    field = "metadata"
+                    partitions_item.metadata, pos = _w.read_string(buf, pos)
+                    field = "error_code"
+                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                    pos += 2
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -587,7 +605,7 @@ def _size_OffsetFetchResponseTopic_v1_4(topic: OffsetFetchResponseTopic) -> int:
 # --- OffsetFetchResponseTopic, version 5 ---
 
 def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    topic = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
+    topic = blank_instance(OffsetFetchResponseTopic)
     field = ""
     index = 0
     try:
@@ -598,11 +616,28 @@ def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetch
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetFetchResponsePartition_v5(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetFetchResponsePartition)
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "metadata"
+                    partitions_item.metadata, pos = _w.read_string(buf, pos)
+                    field = "error_code"
+                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                    pos += 2
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -647,7 +682,7 @@ def _size_OffsetFetchResponseTopic_v5(topic: OffsetFetchResponseTopic) -> int:
 # --- OffsetFetchResponseTopic, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    topic = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
+    topic = blank_instance(OffsetFetchResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -668,11 +703,38 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetFetchResponsePartition_v6_7(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetFetchResponsePartition)
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "metadata"
+                    metadata_end = pos + buf[pos]
+                    if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                        partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                        pos = metadata_end
+                    else:
+                        partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "error_code"
+                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -738,7 +800,7 @@ def _size_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic) -> int:
 # --- OffsetFetchResponsePartitions, versions 8-10 (flexible) ---
 
 def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartitions, int]:
-    partitions = OffsetFetchResponsePartitions.__new__(OffsetFetchResponsePartitions)
+    partitions = blank_instance(OffsetFetchResponsePartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -798,7 +860,7 @@ def _size_OffsetFetchResponsePartitions_v8_10(partitions: OffsetFetchResponsePar
 # --- OffsetFetchResponseTopics, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
-    topics = OffsetFetchResponseTopics.__new__(OffsetFetchResponseTopics)
+    topics = blank_instance(OffsetFetchResponseTopics)
     topics.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -820,11 +882,38 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "metadata"
+                    metadata_end = pos + buf[pos]
+                    if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                        partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                        pos = metadata_end
+                    else:
+                        partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "error_code"
+                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topics.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -890,7 +979,7 @@ def _size_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics) -> i
 # --- OffsetFetchResponseTopics, version 10 (flexible) ---
 
 def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
-    topics = OffsetFetchResponseTopics.__new__(OffsetFetchResponseTopics)
+    topics = blank_instance(OffsetFetchResponseTopics)
     topics.name = ''
     field = ""
     index = 0
@@ -907,11 +996,38 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "metadata"
+                    metadata_end = pos + buf[pos]
+                    if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                        partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                        pos = metadata_end
+                    else:
+                        partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "error_code"
+                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topics.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -970,7 +1086,7 @@ def _size_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics) -> in
 # --- OffsetFetchResponseGroup, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
-    group = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
+    group = blank_instance(OffsetFetchResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -991,11 +1107,75 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchResponseTopics_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchResponseTopics)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetFetchResponsePartitions] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "metadata"
+                                metadata_end = pos + buf[pos]
+                                if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                    pos = metadata_end
+                                else:
+                                    partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "error_code"
+                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
@@ -1066,7 +1246,7 @@ def _size_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup) -> int:
 # --- OffsetFetchResponseGroup, version 10 (flexible) ---
 
 def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
-    group = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
+    group = blank_instance(OffsetFetchResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -1087,11 +1267,70 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchResponseTopics_v10(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchResponseTopics)
+                    topics_item.name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetFetchResponsePartitions] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "metadata"
+                                metadata_end = pos + buf[pos]
+                                if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                    pos = metadata_end
+                                else:
+                                    partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "error_code"
+                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
@@ -1162,7 +1401,7 @@ def _size_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup) -> int:
 # --- OffsetFetchResponse, version 1 ---
 
 def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.throttle_time_ms = 0
     response.error_code = 0
     field = ""
@@ -1173,11 +1412,51 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchResponseTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetFetchResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetFetchResponsePartition)
+                                partitions_item.committed_leader_epoch = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "metadata"
+                                partitions_item.metadata, pos = _w.read_string(buf, pos)
+                                field = "error_code"
+                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                                pos += 2
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1219,7 +1498,7 @@ def _size_OffsetFetchResponse_v1(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, version 2 ---
 
 def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -1229,11 +1508,51 @@ def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchResponseTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetFetchResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetFetchResponsePartition)
+                                partitions_item.committed_leader_epoch = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "metadata"
+                                partitions_item.metadata, pos = _w.read_string(buf, pos)
+                                field = "error_code"
+                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                                pos += 2
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
@@ -1280,7 +1599,7 @@ def _size_OffsetFetchResponse_v2(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, versions 3-4 ---
 
 def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     field = ""
     index = 0
     try:
@@ -1292,11 +1611,51 @@ def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchResponseTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetFetchResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetFetchResponsePartition)
+                                partitions_item.committed_leader_epoch = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetFetchResponsePartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "metadata"
+                                partitions_item.metadata, pos = _w.read_string(buf, pos)
+                                field = "error_code"
+                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                                pos += 2
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
@@ -1345,7 +1704,7 @@ def _size_OffsetFetchResponse_v3_4(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, version 5 ---
 
 def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     field = ""
     index = 0
     try:
@@ -1357,11 +1716,50 @@ def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchResponseTopic_v5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchResponseTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetFetchResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetFetchResponsePartition)
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "metadata"
+                                partitions_item.metadata, pos = _w.read_string(buf, pos)
+                                field = "error_code"
+                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                                pos += 2
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
@@ -1410,7 +1808,7 @@ def _size_OffsetFetchResponse_v5(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1427,11 +1825,74 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchResponseTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchResponseTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetFetchResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetFetchResponsePartition)
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "metadata"
+                                metadata_end = pos + buf[pos]
+                                if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                    pos = metadata_end
+                                else:
+                                    partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "error_code"
+                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
@@ -1496,7 +1957,7 @@ def _size_OffsetFetchResponse_v6_7(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -1514,11 +1975,114 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchResponseGroup_v8_9(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchResponseGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[OffsetFetchResponseTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchResponseTopics)
+                                topics_item.topic_id = _ZERO_UUID
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[OffsetFetchResponsePartitions] = []
+                                    for partitions_index in range(partitions_n):
+                                        try:
+                                            partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                            field = "partition_index, committed_offset, committed_leader_epoch"
+                                            partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                            pos += 16
+                                            field = "metadata"
+                                            metadata_end = pos + buf[pos]
+                                            if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                            field = "error_code"
+                                            (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                            pos += 2
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                partitions_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "partitions[]", partitions_index
+                                            raise failure from None
+                                        partitions_items.append(partitions_item)
+                                    field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1578,7 +2142,7 @@ def _size_OffsetFetchResponse_v8_9(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, version 10 (flexible) ---
 
 def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -1596,11 +2160,109 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchResponseGroup_v10(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchResponseGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[OffsetFetchResponseTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchResponseTopics)
+                                topics_item.name = ''
+                                field = "topic_id"
+                                topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[OffsetFetchResponsePartitions] = []
+                                    for partitions_index in range(partitions_n):
+                                        try:
+                                            partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                            field = "partition_index, committed_offset, committed_leader_epoch"
+                                            partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                            pos += 16
+                                            field = "metadata"
+                                            metadata_end = pos + buf[pos]
+                                            if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                            field = "error_code"
+                                            (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                            pos += 2
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                partitions_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "partitions[]", partitions_index
+                                            raise failure from None
+                                        partitions_items.append(partitions_item)
+                                    field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

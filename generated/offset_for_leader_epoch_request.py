@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -179,7 +179,7 @@ class OffsetForLeaderEpochRequest(GeneratedStruct):
 # --- OffsetForLeaderPartition, versions 2-3 ---
 
 def _read_OffsetForLeaderPartition_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
-    partition = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+    partition = blank_instance(OffsetForLeaderPartition)
     field = ""
     index = 0
     try:
@@ -211,7 +211,7 @@ def _size_OffsetForLeaderPartition_v2_3(partition: OffsetForLeaderPartition) -> 
 # --- OffsetForLeaderPartition, version 4 (flexible) ---
 
 def _read_OffsetForLeaderPartition_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
-    partition = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+    partition = blank_instance(OffsetForLeaderPartition)
     field = ""
     index = 0
     try:
@@ -255,7 +255,7 @@ def _size_OffsetForLeaderPartition_v4(partition: OffsetForLeaderPartition) -> in
 # --- OffsetForLeaderTopic, versions 2-3 ---
 
 def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
-    topic = OffsetForLeaderTopic.__new__(OffsetForLeaderTopic)
+    topic = blank_instance(OffsetForLeaderTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -267,6 +267,8 @@ def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLead
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetForLeaderPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -274,7 +276,7 @@ def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLead
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 12:
                 for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
-                    partitions_item = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+                    partitions_item = blank_instance(OffsetForLeaderPartition)
                     partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -327,7 +329,7 @@ def _size_OffsetForLeaderTopic_v2_3(topic: OffsetForLeaderTopic) -> int:
 # --- OffsetForLeaderTopic, version 4 (flexible) ---
 
 def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
-    topic = OffsetForLeaderTopic.__new__(OffsetForLeaderTopic)
+    topic = blank_instance(OffsetForLeaderTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -348,6 +350,8 @@ def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeader
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OffsetForLeaderPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -355,7 +359,7 @@ def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeader
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
                 for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
-                    partitions_item = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+                    partitions_item = blank_instance(OffsetForLeaderPartition)
                     partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -429,21 +433,57 @@ def _size_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic) -> int:
 # --- OffsetForLeaderEpochRequest, version 2 ---
 
 def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = OffsetForLeaderEpochRequest.__new__(OffsetForLeaderEpochRequest)
+    request = blank_instance(OffsetForLeaderEpochRequest)
     request.replica_id = -2
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopic)
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetForLeaderPartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 12
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 12:
+                            for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
+                                partitions_item = blank_instance(OffsetForLeaderPartition)
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetForLeaderPartition_v2_3(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -483,9 +523,10 @@ def _size_OffsetForLeaderEpochRequest_v2(request: OffsetForLeaderEpochRequest) -
 # --- OffsetForLeaderEpochRequest, version 3 ---
 
 def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = OffsetForLeaderEpochRequest.__new__(OffsetForLeaderEpochRequest)
+    request = blank_instance(OffsetForLeaderEpochRequest)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "replica_id"
         (request.replica_id,) = _unpack_OffsetForLeaderEpochRequest_replica_id(buf, pos)
@@ -495,11 +536,46 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopic)
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetForLeaderPartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 12
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 12:
+                            for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
+                                partitions_item = blank_instance(OffsetForLeaderPartition)
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetForLeaderPartition_v2_3(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -541,7 +617,7 @@ def _size_OffsetForLeaderEpochRequest_v3(request: OffsetForLeaderEpochRequest) -
 # --- OffsetForLeaderEpochRequest, version 4 (flexible) ---
 
 def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = OffsetForLeaderEpochRequest.__new__(OffsetForLeaderEpochRequest)
+    request = blank_instance(OffsetForLeaderEpochRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -558,11 +634,60 @@ def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetFo
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopic)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topics_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[OffsetForLeaderPartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 13
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                            for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
+                                partitions_item = blank_instance(OffsetForLeaderPartition)
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -183,7 +183,7 @@ class OffsetForLeaderEpochResponse(GeneratedStruct):
 # --- EpochEndOffset, versions 2-3 ---
 
 def _read_EpochEndOffset_v2_3(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    epoch_end_offset = EpochEndOffset.__new__(EpochEndOffset)
+    epoch_end_offset = blank_instance(EpochEndOffset)
     field = ""
     index = 0
     try:
@@ -215,7 +215,7 @@ def _size_EpochEndOffset_v2_3(epoch_end_offset: EpochEndOffset) -> int:
 # --- EpochEndOffset, version 4 (flexible) ---
 
 def _read_EpochEndOffset_v4(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    epoch_end_offset = EpochEndOffset.__new__(EpochEndOffset)
+    epoch_end_offset = blank_instance(EpochEndOffset)
     field = ""
     index = 0
     try:
@@ -259,7 +259,7 @@ def _size_EpochEndOffset_v4(epoch_end_offset: EpochEndOffset) -> int:
 # --- OffsetForLeaderTopicResult, versions 2-3 ---
 
 def _read_OffsetForLeaderTopicResult_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
-    result = OffsetForLeaderTopicResult.__new__(OffsetForLeaderTopicResult)
+    result = blank_instance(OffsetForLeaderTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -271,6 +271,8 @@ def _read_OffsetForLeaderTopicResult_v2_3(buf: bytes, pos: int) -> tuple[OffsetF
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[EpochEndOffset] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -278,7 +280,7 @@ def _read_OffsetForLeaderTopicResult_v2_3(buf: bytes, pos: int) -> tuple[OffsetF
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 18:
                 for partitions_row in _rows_EpochEndOffset_v2_3(partitions_rows):
-                    partitions_item = EpochEndOffset.__new__(EpochEndOffset)
+                    partitions_item = blank_instance(EpochEndOffset)
                     partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -331,7 +333,7 @@ def _size_OffsetForLeaderTopicResult_v2_3(result: OffsetForLeaderTopicResult) ->
 # --- OffsetForLeaderTopicResult, version 4 (flexible) ---
 
 def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
-    result = OffsetForLeaderTopicResult.__new__(OffsetForLeaderTopicResult)
+    result = blank_instance(OffsetForLeaderTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -352,6 +354,8 @@ def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetFor
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[EpochEndOffset] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -359,7 +363,7 @@ def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetFor
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 19 and not any(partitions_rows[18::19]):
                 for partitions_row in _rows_EpochEndOffset_v4(partitions_rows):
-                    partitions_item = EpochEndOffset.__new__(EpochEndOffset)
+                    partitions_item = blank_instance(EpochEndOffset)
                     partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -433,9 +437,10 @@ def _size_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult) -> i
 # --- OffsetForLeaderEpochResponse, versions 2-3 ---
 
 def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
-    response = OffsetForLeaderEpochResponse.__new__(OffsetForLeaderEpochResponse)
+    response = blank_instance(OffsetForLeaderEpochResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetForLeaderEpochResponse_throttle_time_ms(buf, pos)
@@ -445,11 +450,46 @@ def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[Offse
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopicResult_v2_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopicResult)
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[EpochEndOffset] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 18
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 18:
+                            for partitions_row in _rows_EpochEndOffset_v2_3(partitions_rows):
+                                partitions_item = blank_instance(EpochEndOffset)
+                                partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_EpochEndOffset_v2_3(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -491,7 +531,7 @@ def _size_OffsetForLeaderEpochResponse_v2_3(response: OffsetForLeaderEpochRespon
 # --- OffsetForLeaderEpochResponse, version 4 (flexible) ---
 
 def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
-    response = OffsetForLeaderEpochResponse.__new__(OffsetForLeaderEpochResponse)
+    response = blank_instance(OffsetForLeaderEpochResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -508,11 +548,60 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopicResult_v4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopicResult)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topics_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[EpochEndOffset] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 19
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 19 and not any(partitions_rows[18::19]):
+                            for partitions_row in _rows_EpochEndOffset_v4(partitions_rows):
+                                partitions_item = blank_instance(EpochEndOffset)
+                                partitions_item.error_code, partitions_item.partition, partitions_item.leader_epoch, partitions_item.end_offset, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_EpochEndOffset_v4(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

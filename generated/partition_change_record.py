@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -139,7 +139,7 @@ class PartitionChangeRecord(GeneratedStruct):
 # --- PartitionChangeRecord, version 0 (flexible) ---
 
 def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChangeRecord, int]:
-    record = PartitionChangeRecord.__new__(PartitionChangeRecord)
+    record = blank_instance(PartitionChangeRecord)
     record.directories = None
     record.eligible_leader_replicas = None
     record.last_known_elr = None
@@ -406,7 +406,7 @@ def _size_PartitionChangeRecord_v0(record: PartitionChangeRecord) -> int:
 # --- PartitionChangeRecord, version 1 (flexible) ---
 
 def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChangeRecord, int]:
-    record = PartitionChangeRecord.__new__(PartitionChangeRecord)
+    record = blank_instance(PartitionChangeRecord)
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.isr = None
@@ -526,6 +526,8 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                         directories_n, pos = _w.read_count(buf, pos, True)
                     if directories_n < 0:
                         record.directories = None
+                    elif directories_n == 0:  # no element: no loop to set up
+                        record.directories = []
                     else:
                         directories_items: list[UUID] = []
                         for index in range(directories_n):
@@ -714,7 +716,7 @@ def _size_PartitionChangeRecord_v1(record: PartitionChangeRecord) -> int:
 # --- PartitionChangeRecord, version 2 (flexible) ---
 
 def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChangeRecord, int]:
-    record = PartitionChangeRecord.__new__(PartitionChangeRecord)
+    record = blank_instance(PartitionChangeRecord)
     record.isr = None
     record.leader = -2
     record.replicas = None
@@ -864,6 +866,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         directories_n, pos = _w.read_count(buf, pos, True)
                     if directories_n < 0:
                         record.directories = None
+                    elif directories_n == 0:  # no element: no loop to set up
+                        record.directories = []
                     else:
                         directories_items: list[UUID] = []
                         for index in range(directories_n):

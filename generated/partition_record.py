@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -150,7 +150,7 @@ class PartitionRecord(GeneratedStruct):
 # --- PartitionRecord, version 0 (flexible) ---
 
 def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    record = PartitionRecord.__new__(PartitionRecord)
+    record = blank_instance(PartitionRecord)
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.leader_recovery_state = 0
@@ -167,7 +167,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -179,7 +180,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -191,7 +193,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -203,7 +206,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -360,7 +364,7 @@ def _size_PartitionRecord_v0(record: PartitionRecord) -> int:
 # --- PartitionRecord, version 1 (flexible) ---
 
 def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    record = PartitionRecord.__new__(PartitionRecord)
+    record = blank_instance(PartitionRecord)
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.leader_recovery_state = 0
@@ -377,7 +381,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -389,7 +394,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -401,7 +407,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -413,7 +420,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -433,6 +441,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
             directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
+        elif directories_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             directories_items: list[UUID] = []
             for index in range(directories_n):
@@ -601,7 +611,7 @@ def _size_PartitionRecord_v1(record: PartitionRecord) -> int:
 # --- PartitionRecord, version 2 (flexible) ---
 
 def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    record = PartitionRecord.__new__(PartitionRecord)
+    record = blank_instance(PartitionRecord)
     record.leader_recovery_state = 0
     record.eligible_leader_replicas = None
     record.last_known_elr = None
@@ -618,7 +628,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -630,7 +641,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -642,7 +654,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -654,7 +667,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -674,6 +688,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
             directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
+        elif directories_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             directories_items: list[UUID] = []
             for index in range(directories_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -190,7 +190,7 @@ class ProduceRequest(GeneratedStruct):
 # --- PartitionProduceData, versions 3-8 ---
 
 def _read_PartitionProduceData_v3_8(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
-    data = PartitionProduceData.__new__(PartitionProduceData)
+    data = blank_instance(PartitionProduceData)
     field = ""
     index = 0
     try:
@@ -201,8 +201,12 @@ def _read_PartitionProduceData_v3_8(buf: bytes, pos: int) -> tuple[PartitionProd
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -232,20 +236,42 @@ def _size_PartitionProduceData_v3_8(data: PartitionProduceData) -> int:
 # --- PartitionProduceData, versions 9-13 (flexible) ---
 
 def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
-    data = PartitionProduceData.__new__(PartitionProduceData)
+    data = blank_instance(PartitionProduceData)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "index"
         (data.index,) = _unpack_PartitionProduceData_index(buf, pos)
         pos += 4
         field = "records"
-        records_n, pos = _w.read_length(buf, pos, True)
-        if records_n < 0:
-            data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
-            pos += records_n
+        records_n = buf[pos]  # the length + 1, an unsigned varint
+        if records_n < 0x80:
+            records_start = pos + 1
+        elif pos + 1 < size and buf[pos + 1] < 0x80:
+            records_n = records_n & 0x7F | buf[pos + 1] << 7
+            records_start = pos + 2
+        else:
+            records_start = size + 1  # longer: the runtime reads it below
+        records_n -= 1
+        if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = records_start
+            records_view._end = records_start + records_n
+            data.records = records_view
+            pos = records_start + records_n
+        else:  # null, a length of three bytes or more, or one that does not fit
+            records_n, pos = _w.read_length(buf, pos, True)
+            if records_n < 0:
+                data.records = None
+            else:
+                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                records_view._buf = buf
+                records_view._start = pos
+                records_view._end = pos + records_n
+                data.records = records_view
+                pos += records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -286,7 +312,7 @@ def _size_PartitionProduceData_v9_13(data: PartitionProduceData) -> int:
 # --- TopicProduceData, versions 3-8 ---
 
 def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    data = TopicProduceData.__new__(TopicProduceData)
+    data = blank_instance(TopicProduceData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -298,11 +324,34 @@ def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
         partition_data_n, pos = _w.read_count(buf, pos, False)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
+        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_data_items: list[PartitionProduceData] = []
-            for index in range(partition_data_n):
-                partition_data_item, pos = _read_PartitionProduceData_v3_8(buf, pos)
+            for partition_data_index in range(partition_data_n):
+                try:
+                    partition_data_item = blank_instance(PartitionProduceData)
+                    field = "index"
+                    (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                    pos += 4
+                    field = "records"
+                    records_n, pos = _w.read_length(buf, pos, False)
+                    if records_n < 0:
+                        partition_data_item.records = None
+                    else:
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = pos
+                        records_view._end = pos + records_n
+                        partition_data_item.records = records_view
+                        pos += records_n
+                    partition_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_data[]", partition_data_index
+                    raise failure from None
                 partition_data_items.append(partition_data_item)
+            field, index = "partition_data[]", partition_data_index  # as the last call would have left them
             data.partition_data = partition_data_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -347,7 +396,7 @@ def _size_TopicProduceData_v3_8(data: TopicProduceData) -> int:
 # --- TopicProduceData, versions 9-12 (flexible) ---
 
 def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    data = TopicProduceData.__new__(TopicProduceData)
+    data = blank_instance(TopicProduceData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -369,11 +418,56 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
             partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
+        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_data_items: list[PartitionProduceData] = []
-            for index in range(partition_data_n):
-                partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
+            for partition_data_index in range(partition_data_n):
+                try:
+                    partition_data_item = blank_instance(PartitionProduceData)
+                    field = "index"
+                    (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                    pos += 4
+                    field = "records"
+                    records_n = buf[pos]  # the length + 1, an unsigned varint
+                    if records_n < 0x80:
+                        records_start = pos + 1
+                    elif pos + 1 < size and buf[pos + 1] < 0x80:
+                        records_n = records_n & 0x7F | buf[pos + 1] << 7
+                        records_start = pos + 2
+                    else:
+                        records_start = size + 1  # longer: the runtime reads it below
+                    records_n -= 1
+                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = records_start
+                        records_view._end = records_start + records_n
+                        partition_data_item.records = records_view
+                        pos = records_start + records_n
+                    else:  # null, a length of three bytes or more, or one that does not fit
+                        records_n, pos = _w.read_length(buf, pos, True)
+                        if records_n < 0:
+                            partition_data_item.records = None
+                        else:
+                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                            records_view._buf = buf
+                            records_view._start = pos
+                            records_view._end = pos + records_n
+                            partition_data_item.records = records_view
+                            pos += records_n
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_data[]", partition_data_index
+                    raise failure from None
                 partition_data_items.append(partition_data_item)
+            field, index = "partition_data[]", partition_data_index  # as the last call would have left them
             data.partition_data = partition_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -439,7 +533,7 @@ def _size_TopicProduceData_v9_12(data: TopicProduceData) -> int:
 # --- TopicProduceData, version 13 (flexible) ---
 
 def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    data = TopicProduceData.__new__(TopicProduceData)
+    data = blank_instance(TopicProduceData)
     data.name = ''
     field = ""
     index = 0
@@ -456,11 +550,56 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
             partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
+        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_data_items: list[PartitionProduceData] = []
-            for index in range(partition_data_n):
-                partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
+            for partition_data_index in range(partition_data_n):
+                try:
+                    partition_data_item = blank_instance(PartitionProduceData)
+                    field = "index"
+                    (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                    pos += 4
+                    field = "records"
+                    records_n = buf[pos]  # the length + 1, an unsigned varint
+                    if records_n < 0x80:
+                        records_start = pos + 1
+                    elif pos + 1 < size and buf[pos + 1] < 0x80:
+                        records_n = records_n & 0x7F | buf[pos + 1] << 7
+                        records_start = pos + 2
+                    else:
+                        records_start = size + 1  # longer: the runtime reads it below
+                    records_n -= 1
+                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                        records_view._buf = buf
+                        records_view._start = records_start
+                        records_view._end = records_start + records_n
+                        partition_data_item.records = records_view
+                        pos = records_start + records_n
+                    else:  # null, a length of three bytes or more, or one that does not fit
+                        records_n, pos = _w.read_length(buf, pos, True)
+                        if records_n < 0:
+                            partition_data_item.records = None
+                        else:
+                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                            records_view._buf = buf
+                            records_view._start = pos
+                            records_view._end = pos + records_n
+                            partition_data_item.records = records_view
+                            pos += records_n
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_data[]", partition_data_index
+                    raise failure from None
                 partition_data_items.append(partition_data_item)
+            field, index = "partition_data[]", partition_data_index  # as the last call would have left them
             data.partition_data = partition_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -519,7 +658,7 @@ def _size_TopicProduceData_v13(data: TopicProduceData) -> int:
 # --- ProduceRequest, versions 3-8 ---
 
 def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    request = ProduceRequest.__new__(ProduceRequest)
+    request = blank_instance(ProduceRequest)
     field = ""
     index = 0
     try:
@@ -533,11 +672,57 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
         topic_data_n, pos = _w.read_count(buf, pos, False)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
+        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
-            for index in range(topic_data_n):
-                topic_data_item, pos = _read_TopicProduceData_v3_8(buf, pos)
+            for topic_data_index in range(topic_data_n):
+                try:
+                    topic_data_item = blank_instance(TopicProduceData)
+                    topic_data_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topic_data_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_data[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_data_n, pos = _w.read_count(buf, pos, False)
+                    if partition_data_n < 0:
+                        raise DecodeError("non-nullable field partition_data was null", offset=pos)
+                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_data_items: list[PartitionProduceData] = []
+                        for partition_data_index in range(partition_data_n):
+                            try:
+                                partition_data_item = blank_instance(PartitionProduceData)
+                                field = "index"
+                                (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                                pos += 4
+                                field = "records"
+                                records_n, pos = _w.read_length(buf, pos, False)
+                                if records_n < 0:
+                                    partition_data_item.records = None
+                                else:
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = pos
+                                    records_view._end = pos + records_n
+                                    partition_data_item.records = records_view
+                                    pos += records_n
+                                partition_data_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_data[]", partition_data_index
+                                raise failure from None
+                            partition_data_items.append(partition_data_item)
+                        field, index = "partition_data[]", partition_data_index  # as the last call would have left them
+                        topic_data_item.partition_data = partition_data_items
+                    topic_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_data[]", topic_data_index
+                    raise failure from None
                 topic_data_items.append(topic_data_item)
+            field, index = "topic_data[]", topic_data_index  # as the last call would have left them
             request.topic_data = topic_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -582,7 +767,7 @@ def _size_ProduceRequest_v3_8(request: ProduceRequest) -> int:
 # --- ProduceRequest, versions 9-12 (flexible) ---
 
 def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    request = ProduceRequest.__new__(ProduceRequest)
+    request = blank_instance(ProduceRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -606,11 +791,93 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
             topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
+        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
-            for index in range(topic_data_n):
-                topic_data_item, pos = _read_TopicProduceData_v9_12(buf, pos)
+            for topic_data_index in range(topic_data_n):
+                try:
+                    topic_data_item = blank_instance(TopicProduceData)
+                    topic_data_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topic_data_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topic_data_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_data[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_data_n = buf[pos] - 1
+                    if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_data_n, pos = _w.read_count(buf, pos, True)
+                    if partition_data_n < 0:
+                        raise DecodeError("non-nullable field partition_data was null", offset=pos)
+                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_data_items: list[PartitionProduceData] = []
+                        for partition_data_index in range(partition_data_n):
+                            try:
+                                partition_data_item = blank_instance(PartitionProduceData)
+                                field = "index"
+                                (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                                pos += 4
+                                field = "records"
+                                records_n = buf[pos]  # the length + 1, an unsigned varint
+                                if records_n < 0x80:
+                                    records_start = pos + 1
+                                elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                    records_start = pos + 2
+                                else:
+                                    records_start = size + 1  # longer: the runtime reads it below
+                                records_n -= 1
+                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = records_start
+                                    records_view._end = records_start + records_n
+                                    partition_data_item.records = records_view
+                                    pos = records_start + records_n
+                                else:  # null, a length of three bytes or more, or one that does not fit
+                                    records_n, pos = _w.read_length(buf, pos, True)
+                                    if records_n < 0:
+                                        partition_data_item.records = None
+                                    else:
+                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                        records_view._buf = buf
+                                        records_view._start = pos
+                                        records_view._end = pos + records_n
+                                        partition_data_item.records = records_view
+                                        pos += records_n
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_data_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_data[]", partition_data_index
+                                raise failure from None
+                            partition_data_items.append(partition_data_item)
+                        field, index = "partition_data[]", partition_data_index  # as the last call would have left them
+                        topic_data_item.partition_data = partition_data_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_data[]", topic_data_index
+                    raise failure from None
                 topic_data_items.append(topic_data_item)
+            field, index = "topic_data[]", topic_data_index  # as the last call would have left them
             request.topic_data = topic_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -671,7 +938,7 @@ def _size_ProduceRequest_v9_12(request: ProduceRequest) -> int:
 # --- ProduceRequest, version 13 (flexible) ---
 
 def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    request = ProduceRequest.__new__(ProduceRequest)
+    request = blank_instance(ProduceRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -695,11 +962,88 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
             topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
+        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
-            for index in range(topic_data_n):
-                topic_data_item, pos = _read_TopicProduceData_v13(buf, pos)
+            for topic_data_index in range(topic_data_n):
+                try:
+                    topic_data_item = blank_instance(TopicProduceData)
+                    topic_data_item.name = ''
+                    field = "topic_id"
+                    topic_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_data[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_data_n = buf[pos] - 1
+                    if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_data_n, pos = _w.read_count(buf, pos, True)
+                    if partition_data_n < 0:
+                        raise DecodeError("non-nullable field partition_data was null", offset=pos)
+                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_data_items: list[PartitionProduceData] = []
+                        for partition_data_index in range(partition_data_n):
+                            try:
+                                partition_data_item = blank_instance(PartitionProduceData)
+                                field = "index"
+                                (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                                pos += 4
+                                field = "records"
+                                records_n = buf[pos]  # the length + 1, an unsigned varint
+                                if records_n < 0x80:
+                                    records_start = pos + 1
+                                elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                    records_start = pos + 2
+                                else:
+                                    records_start = size + 1  # longer: the runtime reads it below
+                                records_n -= 1
+                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                    records_view._buf = buf
+                                    records_view._start = records_start
+                                    records_view._end = records_start + records_n
+                                    partition_data_item.records = records_view
+                                    pos = records_start + records_n
+                                else:  # null, a length of three bytes or more, or one that does not fit
+                                    records_n, pos = _w.read_length(buf, pos, True)
+                                    if records_n < 0:
+                                        partition_data_item.records = None
+                                    else:
+                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                        records_view._buf = buf
+                                        records_view._start = pos
+                                        records_view._end = pos + records_n
+                                        partition_data_item.records = records_view
+                                        pos += records_n
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_data_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_data[]", partition_data_index
+                                raise failure from None
+                            partition_data_items.append(partition_data_item)
+                        field, index = "partition_data[]", partition_data_index  # as the last call would have left them
+                        topic_data_item.partition_data = partition_data_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_data[]", topic_data_index
+                    raise failure from None
                 topic_data_items.append(topic_data_item)
+            field, index = "topic_data[]", topic_data_index  # as the last call would have left them
             request.topic_data = topic_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:

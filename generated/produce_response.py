@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -377,7 +377,7 @@ class ProduceResponse(GeneratedStruct):
 # --- BatchIndexAndErrorMessage, version 8 ---
 
 def _read_BatchIndexAndErrorMessage_v8(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
-    message = BatchIndexAndErrorMessage.__new__(BatchIndexAndErrorMessage)
+    message = blank_instance(BatchIndexAndErrorMessage)
     field = ""
     index = 0
     try:
@@ -414,7 +414,7 @@ def _size_BatchIndexAndErrorMessage_v8(message: BatchIndexAndErrorMessage) -> in
 # --- BatchIndexAndErrorMessage, versions 9-13 (flexible) ---
 
 def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
-    message = BatchIndexAndErrorMessage.__new__(BatchIndexAndErrorMessage)
+    message = blank_instance(BatchIndexAndErrorMessage)
     field = ""
     index = 0
     size = len(buf)
@@ -469,7 +469,7 @@ def _size_BatchIndexAndErrorMessage_v9_13(message: BatchIndexAndErrorMessage) ->
 # --- LeaderIdAndEpoch, versions 10-13 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -513,7 +513,7 @@ def _size_LeaderIdAndEpoch_v10_13(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- PartitionProduceResponse, versions 3-4 ---
 
 def _read_PartitionProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     response.log_start_offset = -1
     response.error_message = None
     field = ""
@@ -549,7 +549,7 @@ def _size_PartitionProduceResponse_v3_4(response: PartitionProduceResponse) -> i
 # --- PartitionProduceResponse, versions 5-7 ---
 
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     response.error_message = None
     field = ""
     index = 0
@@ -584,7 +584,7 @@ def _size_PartitionProduceResponse_v5_7(response: PartitionProduceResponse) -> i
 # --- PartitionProduceResponse, version 8 ---
 
 def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     field = ""
     index = 0
     try:
@@ -596,11 +596,25 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
         record_errors_n, pos = _w.read_count(buf, pos, False)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
+        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for index in range(record_errors_n):
-                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
+            for record_errors_index in range(record_errors_n):
+                try:
+                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                    field = "batch_index"
+                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                    pos += 4
+                    field = "batch_index_error_message"
+                    record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
+                    record_errors_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "record_errors[]", record_errors_index
+                    raise failure from None
                 record_errors_items.append(record_errors_item)
+            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
             response.record_errors = record_errors_items
         field = "error_message"
         response.error_message, pos = _w.read_string(buf, pos)
@@ -649,7 +663,7 @@ def _size_PartitionProduceResponse_v8(response: PartitionProduceResponse) -> int
 # --- PartitionProduceResponse, version 9 (flexible) ---
 
 def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -666,11 +680,35 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
             record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
+        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for index in range(record_errors_n):
-                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
+            for record_errors_index in range(record_errors_n):
+                try:
+                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                    field = "batch_index"
+                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                    pos += 4
+                    field = "batch_index_error_message"
+                    batch_index_error_message_end = pos + buf[pos]
+                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                        pos = batch_index_error_message_end
+                    else:
+                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        record_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "record_errors[]", record_errors_index
+                    raise failure from None
                 record_errors_items.append(record_errors_item)
+            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
             response.record_errors = record_errors_items
         field = "error_message"
         error_message_end = pos + buf[pos]
@@ -740,7 +778,7 @@ def _size_PartitionProduceResponse_v9(response: PartitionProduceResponse) -> int
 # --- PartitionProduceResponse, versions 10-13 (flexible) ---
 
 def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -757,11 +795,35 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
             record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
+        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for index in range(record_errors_n):
-                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
+            for record_errors_index in range(record_errors_n):
+                try:
+                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                    field = "batch_index"
+                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                    pos += 4
+                    field = "batch_index_error_message"
+                    batch_index_error_message_end = pos + buf[pos]
+                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                        pos = batch_index_error_message_end
+                    else:
+                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        record_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "record_errors[]", record_errors_index
+                    raise failure from None
                 record_errors_items.append(record_errors_item)
+            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
             response.record_errors = record_errors_items
         field = "error_message"
         error_message_end = pos + buf[pos]
@@ -864,7 +926,7 @@ def _size_PartitionProduceResponse_v10_13(response: PartitionProduceResponse) ->
 # --- TopicProduceResponse, versions 3-4 ---
 
 def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -876,11 +938,25 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v3_4(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    partition_responses_item.log_start_offset = -1
+                    partition_responses_item.error_message = None
+                    field = "index, error_code, base_offset, log_append_time_ms"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms = _unpack_PartitionProduceResponse_index_to_log_append_time_ms(buf, pos)
+                    pos += 22
+                    partition_responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -925,7 +1001,7 @@ def _size_TopicProduceResponse_v3_4(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, versions 5-7 ---
 
 def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -937,11 +1013,24 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    partition_responses_item.error_message = None
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    partition_responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -986,7 +1075,7 @@ def _size_TopicProduceResponse_v5_7(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, version 8 ---
 
 def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -998,11 +1087,50 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v8(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n, pos = _w.read_count(buf, pos, False)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
+                                record_errors_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    partition_responses_item.error_message, pos = _w.read_string(buf, pos)
+                    partition_responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1047,7 +1175,7 @@ def _size_TopicProduceResponse_v8(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, version 9 (flexible) ---
 
 def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1069,11 +1197,74 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v9(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n = buf[pos] - 1
+                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        record_errors_n, pos = _w.read_count(buf, pos, True)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                batch_index_error_message_end = pos + buf[pos]
+                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                    pos = batch_index_error_message_end
+                                else:
+                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    record_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1139,7 +1330,7 @@ def _size_TopicProduceResponse_v9(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, versions 10-12 (flexible) ---
 
 def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1161,11 +1352,96 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n = buf[pos] - 1
+                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        record_errors_n, pos = _w.read_count(buf, pos, True)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                batch_index_error_message_end = pos + buf[pos]
+                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                    pos = batch_index_error_message_end
+                                else:
+                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    record_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_responses_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "current_leader"
+                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1231,7 +1507,7 @@ def _size_TopicProduceResponse_v10_12(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, version 13 (flexible) ---
 
 def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.name = ''
     field = ""
     index = 0
@@ -1248,11 +1524,96 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n = buf[pos] - 1
+                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        record_errors_n, pos = _w.read_count(buf, pos, True)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                batch_index_error_message_end = pos + buf[pos]
+                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                    pos = batch_index_error_message_end
+                                else:
+                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    record_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_responses_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "current_leader"
+                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1311,7 +1672,7 @@ def _size_TopicProduceResponse_v13(response: TopicProduceResponse) -> int:
 # --- NodeEndpoint, versions 10-13 (flexible) ---
 
 def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -1388,7 +1749,7 @@ def _size_NodeEndpoint_v10_13(endpoint: NodeEndpoint) -> int:
 # --- ProduceResponse, versions 3-4 ---
 
 def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     try:
@@ -1397,11 +1758,48 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n, pos = _w.read_count(buf, pos, False)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                partition_responses_item.log_start_offset = -1
+                                partition_responses_item.error_message = None
+                                field = "index, error_code, base_offset, log_append_time_ms"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms = _unpack_PartitionProduceResponse_index_to_log_append_time_ms(buf, pos)
+                                pos += 22
+                                partition_responses_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1448,7 +1846,7 @@ def _size_ProduceResponse_v3_4(response: ProduceResponse) -> int:
 # --- ProduceResponse, versions 5-7 ---
 
 def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     try:
@@ -1457,11 +1855,47 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n, pos = _w.read_count(buf, pos, False)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                partition_responses_item.error_message = None
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                partition_responses_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1508,7 +1942,7 @@ def _size_ProduceResponse_v5_7(response: ProduceResponse) -> int:
 # --- ProduceResponse, version 8 ---
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     try:
@@ -1517,11 +1951,73 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n, pos = _w.read_count(buf, pos, False)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n, pos = _w.read_count(buf, pos, False)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                partition_responses_item.error_message, pos = _w.read_string(buf, pos)
+                                partition_responses_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1568,7 +2064,7 @@ def _size_ProduceResponse_v8(response: ProduceResponse) -> int:
 # --- ProduceResponse, version 9 (flexible) ---
 
 def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1582,11 +2078,111 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v9(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n = buf[pos] - 1
+                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_responses_n, pos = _w.read_count(buf, pos, True)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n = buf[pos] - 1
+                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    record_errors_n, pos = _w.read_count(buf, pos, True)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            batch_index_error_message_end = pos + buf[pos]
+                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                record_errors_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_responses_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1649,7 +2245,7 @@ def _size_ProduceResponse_v9(response: ProduceResponse) -> int:
 # --- ProduceResponse, versions 10-12 (flexible) ---
 
 def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1663,11 +2259,133 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n = buf[pos] - 1
+                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_responses_n, pos = _w.read_count(buf, pos, True)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n = buf[pos] - 1
+                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    record_errors_n, pos = _w.read_count(buf, pos, True)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            batch_index_error_message_end = pos + buf[pos]
+                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                record_errors_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_responses_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "current_leader"
+                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1701,11 +2419,45 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
+                        for node_endpoints_index in range(node_endpoints_n):
+                            try:
+                                node_endpoints_item = blank_instance(NodeEndpoint)
+                                field = "node_id"
+                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "port"
+                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "rack"
+                                rack_end = pos + buf[pos]
+                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                    pos = rack_end
+                                else:
+                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    node_endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "node_endpoints[]", node_endpoints_index
+                                raise failure from None
                             node_endpoints_items.append(node_endpoints_item)
+                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
                         response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1790,7 +2542,7 @@ def _size_ProduceResponse_v10_12(response: ProduceResponse) -> int:
 # --- ProduceResponse, version 13 (flexible) ---
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1804,11 +2556,128 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v13(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.name = ''
+                    field = "topic_id"
+                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n = buf[pos] - 1
+                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_responses_n, pos = _w.read_count(buf, pos, True)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n = buf[pos] - 1
+                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    record_errors_n, pos = _w.read_count(buf, pos, True)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            batch_index_error_message_end = pos + buf[pos]
+                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                record_errors_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_responses_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "current_leader"
+                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1842,11 +2711,45 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
+                        for node_endpoints_index in range(node_endpoints_n):
+                            try:
+                                node_endpoints_item = blank_instance(NodeEndpoint)
+                                field = "node_id"
+                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "port"
+                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "rack"
+                                rack_end = pos + buf[pos]
+                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                    pos = rack_end
+                                else:
+                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    node_endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "node_endpoints[]", node_endpoints_index
+                                raise failure from None
                             node_endpoints_items.append(node_endpoints_item)
+                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
                         response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -159,7 +159,7 @@ class ProducerSnapshot(GeneratedStruct):
 # --- ProducerEntry, version 1 ---
 
 def _read_ProducerEntry_v1(buf: bytes, pos: int) -> tuple[ProducerEntry, int]:
-    entry = ProducerEntry.__new__(ProducerEntry)
+    entry = blank_instance(ProducerEntry)
     field = ""
     index = 0
     try:
@@ -191,7 +191,7 @@ def _size_ProducerEntry_v1(entry: ProducerEntry) -> int:
 # --- ProducerSnapshot, version 1 ---
 
 def _read_ProducerSnapshot_v1(buf: bytes, pos: int) -> tuple[ProducerSnapshot, int]:
-    snapshot = ProducerSnapshot.__new__(ProducerSnapshot)
+    snapshot = blank_instance(ProducerSnapshot)
     field = ""
     index = 0
     size = len(buf)
@@ -204,6 +204,8 @@ def _read_ProducerSnapshot_v1(buf: bytes, pos: int) -> tuple[ProducerSnapshot, i
         producer_entries_n, pos = _w.read_count(buf, pos, False)
         if producer_entries_n < 0:
             raise DecodeError("non-nullable field producer_entries was null", offset=pos)
+        elif producer_entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             producer_entries_items: list[ProducerEntry] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -211,7 +213,7 @@ def _read_ProducerSnapshot_v1(buf: bytes, pos: int) -> tuple[ProducerSnapshot, i
             producer_entries_rows = buf[pos:producer_entries_end]
             if len(producer_entries_rows) == producer_entries_n * 46:
                 for producer_entries_row in _rows_ProducerEntry_v1(producer_entries_rows):
-                    producer_entries_item = ProducerEntry.__new__(ProducerEntry)
+                    producer_entries_item = blank_instance(ProducerEntry)
                     producer_entries_item.producer_id, producer_entries_item.epoch, producer_entries_item.last_sequence, producer_entries_item.last_offset, producer_entries_item.offset_delta, producer_entries_item.timestamp, producer_entries_item.coordinator_epoch, producer_entries_item.current_txn_first_offset = producer_entries_row
                     producer_entries_item.unknown_tagged_fields = ()
                     producer_entries_items.append(producer_entries_item)

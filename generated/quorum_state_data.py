@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -152,7 +152,7 @@ class QuorumStateData(GeneratedStruct):
 # --- Voter, version 0 (flexible) ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = Voter.__new__(Voter)
+    voter = blank_instance(Voter)
     field = ""
     index = 0
     try:
@@ -196,7 +196,7 @@ def _size_Voter_v0(voter: Voter) -> int:
 # --- QuorumStateData, version 0 (flexible) ---
 
 def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
-    data = QuorumStateData.__new__(QuorumStateData)
+    data = blank_instance(QuorumStateData)
     data.voted_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -221,6 +221,8 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
             current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             data.current_voters = None
+        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             current_voters_items: list[Voter] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -228,7 +230,7 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
             current_voters_rows = buf[pos:current_voters_end]
             if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
                 for current_voters_row in _rows_Voter_v0(current_voters_rows):
-                    current_voters_item = Voter.__new__(Voter)
+                    current_voters_item = blank_instance(Voter)
                     current_voters_item.voter_id, _ = current_voters_row
                     current_voters_item.unknown_tagged_fields = ()
                     current_voters_items.append(current_voters_item)
@@ -306,7 +308,7 @@ def _size_QuorumStateData_v0(data: QuorumStateData) -> int:
 # --- QuorumStateData, version 1 (flexible) ---
 
 def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
-    data = QuorumStateData.__new__(QuorumStateData)
+    data = blank_instance(QuorumStateData)
     data.cluster_id = ''
     data.applied_offset = 0
     field = ""

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -198,7 +198,7 @@ class ReadShareGroupStateSummaryResponse(GeneratedStruct):
 # --- PartitionResult, version 0 (flexible) ---
 
 def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     result.delivery_complete_count = -1
     field = ""
     index = 0
@@ -259,7 +259,7 @@ def _size_PartitionResult_v0(result: PartitionResult) -> int:
 # --- PartitionResult, version 1 (flexible) ---
 
 def _read_PartitionResult_v1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -319,7 +319,7 @@ def _size_PartitionResult_v1(result: PartitionResult) -> int:
 # --- ReadStateSummaryResult, version 0 (flexible) ---
 
 def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
-    result = ReadStateSummaryResult.__new__(ReadStateSummaryResult)
+    result = blank_instance(ReadStateSummaryResult)
     field = ""
     index = 0
     size = len(buf)
@@ -335,11 +335,39 @@ def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSumm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionResult] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResult_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionResult)
+                    partitions_item.delivery_complete_count = -1
+                    field = "partition, error_code"
+                    partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
+                    pos += 6
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "state_epoch, leader_epoch, start_offset"
+                    partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionResult_state_epoch_to_start_offset(buf, pos)
+                    pos += 16
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -398,7 +426,7 @@ def _size_ReadStateSummaryResult_v0(result: ReadStateSummaryResult) -> int:
 # --- ReadStateSummaryResult, version 1 (flexible) ---
 
 def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
-    result = ReadStateSummaryResult.__new__(ReadStateSummaryResult)
+    result = blank_instance(ReadStateSummaryResult)
     field = ""
     index = 0
     size = len(buf)
@@ -414,11 +442,38 @@ def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSumm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionResult] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionResult_v1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionResult)
+                    field = "partition, error_code"
+                    partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
+                    pos += 6
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "state_epoch, leader_epoch, start_offset, delivery_complete_count"
+                    partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionResult_state_epoch_to_delivery_complete_count(buf, pos)
+                    pos += 20
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -477,7 +532,7 @@ def _size_ReadStateSummaryResult_v1(result: ReadStateSummaryResult) -> int:
 # --- ReadShareGroupStateSummaryResponse, version 0 (flexible) ---
 
 def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
-    response = ReadShareGroupStateSummaryResponse.__new__(ReadShareGroupStateSummaryResponse)
+    response = blank_instance(ReadShareGroupStateSummaryResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -491,11 +546,70 @@ def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[R
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[ReadStateSummaryResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_ReadStateSummaryResult_v0(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(ReadStateSummaryResult)
+                    field = "topic_id"
+                    results_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionResult] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionResult)
+                                partitions_item.delivery_complete_count = -1
+                                field = "partition, error_code"
+                                partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
+                                pos += 6
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "state_epoch, leader_epoch, start_offset"
+                                partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionResult_state_epoch_to_start_offset(buf, pos)
+                                pos += 16
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        results_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -551,7 +665,7 @@ def _size_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSum
 # --- ReadShareGroupStateSummaryResponse, version 1 (flexible) ---
 
 def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
-    response = ReadShareGroupStateSummaryResponse.__new__(ReadShareGroupStateSummaryResponse)
+    response = blank_instance(ReadShareGroupStateSummaryResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -565,11 +679,69 @@ def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[R
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[ReadStateSummaryResult] = []
-            for index in range(results_n):
-                results_item, pos = _read_ReadStateSummaryResult_v1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(ReadStateSummaryResult)
+                    field = "topic_id"
+                    results_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionResult] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionResult)
+                                field = "partition, error_code"
+                                partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
+                                pos += 6
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "state_epoch, leader_epoch, start_offset, delivery_complete_count"
+                                partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionResult_state_epoch_to_delivery_complete_count(buf, pos)
+                                pos += 20
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        results_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

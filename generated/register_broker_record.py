@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -247,7 +247,7 @@ class RegisterBrokerRecord(GeneratedStruct):
 # --- BrokerEndpoint, versions 0-3 (flexible) ---
 
 def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int]:
-    endpoint = BrokerEndpoint.__new__(BrokerEndpoint)
+    endpoint = blank_instance(BrokerEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -326,7 +326,7 @@ def _size_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint) -> int:
 # --- BrokerFeature, versions 0-3 (flexible) ---
 
 def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
-    feature = BrokerFeature.__new__(BrokerFeature)
+    feature = blank_instance(BrokerFeature)
     field = ""
     index = 0
     size = len(buf)
@@ -388,7 +388,7 @@ def _size_BrokerFeature_v0_3(feature: BrokerFeature) -> int:
 # --- RegisterBrokerRecord, version 0 (flexible) ---
 
 def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     record.is_migrating_zk_broker = False
     record.in_controlled_shutdown = False
     field = ""
@@ -412,11 +412,42 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -427,11 +458,35 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -534,7 +589,7 @@ def _size_RegisterBrokerRecord_v0(record: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 1 (flexible) ---
 
 def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     record.is_migrating_zk_broker = False
     field = ""
     index = 0
@@ -557,11 +612,42 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -572,11 +658,35 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -677,7 +787,7 @@ def _size_RegisterBrokerRecord_v1(record: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 2 (flexible) ---
 
 def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -699,11 +809,42 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -714,11 +855,35 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -817,7 +982,7 @@ def _size_RegisterBrokerRecord_v2(record: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 3 (flexible) ---
 
 def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -839,11 +1004,42 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -854,11 +1050,35 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -899,6 +1119,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                         log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+                    elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         log_dirs_items: list[UUID] = []
                         for index in range(log_dirs_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -189,7 +189,7 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
 # --- SegmentLeaderEpochEntry, version 0 (flexible) ---
 
 def _read_SegmentLeaderEpochEntry_v0(buf: bytes, pos: int) -> tuple[SegmentLeaderEpochEntry, int]:
-    entry = SegmentLeaderEpochEntry.__new__(SegmentLeaderEpochEntry)
+    entry = blank_instance(SegmentLeaderEpochEntry)
     field = ""
     index = 0
     try:
@@ -233,7 +233,7 @@ def _size_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry) -> int:
 # --- RemoteLogSegmentMetadataSnapshotRecord, version 0 (flexible) ---
 
 def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentMetadataSnapshotRecord, int]:
-    record = RemoteLogSegmentMetadataSnapshotRecord.__new__(RemoteLogSegmentMetadataSnapshotRecord)
+    record = blank_instance(RemoteLogSegmentMetadataSnapshotRecord)
     record.txn_index_empty = False
     field = ""
     index = 0
@@ -253,6 +253,8 @@ def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tup
             segment_leader_epochs_n, pos = _w.read_count(buf, pos, True)
         if segment_leader_epochs_n < 0:
             raise DecodeError("non-nullable field segment_leader_epochs was null", offset=pos)
+        elif segment_leader_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             segment_leader_epochs_items: list[SegmentLeaderEpochEntry] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -260,7 +262,7 @@ def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tup
             segment_leader_epochs_rows = buf[pos:segment_leader_epochs_end]
             if len(segment_leader_epochs_rows) == segment_leader_epochs_n * 13 and not any(segment_leader_epochs_rows[12::13]):
                 for segment_leader_epochs_row in _rows_SegmentLeaderEpochEntry_v0(segment_leader_epochs_rows):
-                    segment_leader_epochs_item = SegmentLeaderEpochEntry.__new__(SegmentLeaderEpochEntry)
+                    segment_leader_epochs_item = blank_instance(SegmentLeaderEpochEntry)
                     segment_leader_epochs_item.leader_epoch, segment_leader_epochs_item.offset, _ = segment_leader_epochs_row
                     segment_leader_epochs_item.unknown_tagged_fields = ()
                     segment_leader_epochs_items.append(segment_leader_epochs_item)

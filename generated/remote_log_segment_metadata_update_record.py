@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -197,7 +197,7 @@ class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
 # --- TopicIdPartitionEntry, version 0 (flexible) ---
 
 def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartitionEntry, int]:
-    entry = TopicIdPartitionEntry.__new__(TopicIdPartitionEntry)
+    entry = blank_instance(TopicIdPartitionEntry)
     field = ""
     index = 0
     size = len(buf)
@@ -264,7 +264,7 @@ def _size_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry) -> int:
 # --- RemoteLogSegmentIdEntry, version 0 (flexible) ---
 
 def _read_RemoteLogSegmentIdEntry_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentIdEntry, int]:
-    entry = RemoteLogSegmentIdEntry.__new__(RemoteLogSegmentIdEntry)
+    entry = blank_instance(RemoteLogSegmentIdEntry)
     field = ""
     index = 0
     try:
@@ -315,7 +315,7 @@ def _size_RemoteLogSegmentIdEntry_v0(entry: RemoteLogSegmentIdEntry) -> int:
 # --- RemoteLogSegmentMetadataUpdateRecord, version 0 (flexible) ---
 
 def _read_RemoteLogSegmentMetadataUpdateRecord_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentMetadataUpdateRecord, int]:
-    record = RemoteLogSegmentMetadataUpdateRecord.__new__(RemoteLogSegmentMetadataUpdateRecord)
+    record = blank_instance(RemoteLogSegmentMetadataUpdateRecord)
     field = ""
     index = 0
     try:

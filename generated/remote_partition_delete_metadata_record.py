@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -145,7 +145,7 @@ class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
 # --- TopicIdPartitionEntry, version 0 (flexible) ---
 
 def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartitionEntry, int]:
-    entry = TopicIdPartitionEntry.__new__(TopicIdPartitionEntry)
+    entry = blank_instance(TopicIdPartitionEntry)
     field = ""
     index = 0
     size = len(buf)
@@ -212,7 +212,7 @@ def _size_TopicIdPartitionEntry_v0(entry: TopicIdPartitionEntry) -> int:
 # --- RemotePartitionDeleteMetadataRecord, version 0 (flexible) ---
 
 def _read_RemotePartitionDeleteMetadataRecord_v0(buf: bytes, pos: int) -> tuple[RemotePartitionDeleteMetadataRecord, int]:
-    record = RemotePartitionDeleteMetadataRecord.__new__(RemotePartitionDeleteMetadataRecord)
+    record = blank_instance(RemotePartitionDeleteMetadataRecord)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class RemoveDelegationTokenRecord(GeneratedStruct):
@@ -64,7 +64,7 @@ class RemoveDelegationTokenRecord(GeneratedStruct):
 # --- RemoveDelegationTokenRecord, version 0 (flexible) ---
 
 def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDelegationTokenRecord, int]:
-    record = RemoveDelegationTokenRecord.__new__(RemoveDelegationTokenRecord)
+    record = blank_instance(RemoveDelegationTokenRecord)
     field = ""
     index = 0
     size = len(buf)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -67,7 +67,7 @@ class RemoveTopicRecord(GeneratedStruct):
 # --- RemoveTopicRecord, version 0 (flexible) ---
 
 def _read_RemoveTopicRecord_v0(buf: bytes, pos: int) -> tuple[RemoveTopicRecord, int]:
-    record = RemoveTopicRecord.__new__(RemoveTopicRecord)
+    record = blank_instance(RemoveTopicRecord)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -77,7 +77,7 @@ class RenewDelegationTokenRequest(GeneratedStruct):
 # --- RenewDelegationTokenRequest, version 1 ---
 
 def _read_RenewDelegationTokenRequest_v1(buf: bytes, pos: int) -> tuple[RenewDelegationTokenRequest, int]:
-    request = RenewDelegationTokenRequest.__new__(RenewDelegationTokenRequest)
+    request = blank_instance(RenewDelegationTokenRequest)
     field = ""
     index = 0
     try:
@@ -116,7 +116,7 @@ def _size_RenewDelegationTokenRequest_v1(request: RenewDelegationTokenRequest) -
 # --- RenewDelegationTokenRequest, version 2 (flexible) ---
 
 def _read_RenewDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[RenewDelegationTokenRequest, int]:
-    request = RenewDelegationTokenRequest.__new__(RenewDelegationTokenRequest)
+    request = blank_instance(RenewDelegationTokenRequest)
     field = ""
     index = 0
     try:

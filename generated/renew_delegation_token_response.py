@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -83,7 +83,7 @@ class RenewDelegationTokenResponse(GeneratedStruct):
 # --- RenewDelegationTokenResponse, version 1 ---
 
 def _read_RenewDelegationTokenResponse_v1(buf: bytes, pos: int) -> tuple[RenewDelegationTokenResponse, int]:
-    response = RenewDelegationTokenResponse.__new__(RenewDelegationTokenResponse)
+    response = blank_instance(RenewDelegationTokenResponse)
     field = ""
     index = 0
     try:
@@ -115,7 +115,7 @@ def _size_RenewDelegationTokenResponse_v1(response: RenewDelegationTokenResponse
 # --- RenewDelegationTokenResponse, version 2 (flexible) ---
 
 def _read_RenewDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[RenewDelegationTokenResponse, int]:
-    response = RenewDelegationTokenResponse.__new__(RenewDelegationTokenResponse)
+    response = blank_instance(RenewDelegationTokenResponse)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -88,7 +88,7 @@ class RequestHeader(GeneratedStruct):
 # --- RequestHeader, version 1 ---
 
 def _read_RequestHeader_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
-    header = RequestHeader.__new__(RequestHeader)
+    header = blank_instance(RequestHeader)
     field = ""
     index = 0
     try:
@@ -125,7 +125,7 @@ def _size_RequestHeader_v1(header: RequestHeader) -> int:
 # --- RequestHeader, version 2 (flexible) ---
 
 def _read_RequestHeader_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
-    header = RequestHeader.__new__(RequestHeader)
+    header = blank_instance(RequestHeader)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -69,7 +69,7 @@ class ResponseHeader(GeneratedStruct):
 # --- ResponseHeader, version 0 ---
 
 def _read_ResponseHeader_v0(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
-    header = ResponseHeader.__new__(ResponseHeader)
+    header = blank_instance(ResponseHeader)
     field = ""
     index = 0
     try:
@@ -101,7 +101,7 @@ def _size_ResponseHeader_v0(header: ResponseHeader) -> int:
 # --- ResponseHeader, version 1 (flexible) ---
 
 def _read_ResponseHeader_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
-    header = ResponseHeader.__new__(ResponseHeader)
+    header = blank_instance(ResponseHeader)
     field = ""
     index = 0
     try:

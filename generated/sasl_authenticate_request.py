@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class SaslAuthenticateRequest(GeneratedStruct):
@@ -64,7 +64,7 @@ class SaslAuthenticateRequest(GeneratedStruct):
 # --- SaslAuthenticateRequest, versions 0-1 ---
 
 def _read_SaslAuthenticateRequest_v0_1(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
-    request = SaslAuthenticateRequest.__new__(SaslAuthenticateRequest)
+    request = blank_instance(SaslAuthenticateRequest)
     field = ""
     index = 0
     try:
@@ -98,7 +98,7 @@ def _size_SaslAuthenticateRequest_v0_1(request: SaslAuthenticateRequest) -> int:
 # --- SaslAuthenticateRequest, version 2 (flexible) ---
 
 def _read_SaslAuthenticateRequest_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateRequest, int]:
-    request = SaslAuthenticateRequest.__new__(SaslAuthenticateRequest)
+    request = blank_instance(SaslAuthenticateRequest)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -91,7 +91,7 @@ class SaslAuthenticateResponse(GeneratedStruct):
 # --- SaslAuthenticateResponse, version 0 ---
 
 def _read_SaslAuthenticateResponse_v0(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
-    response = SaslAuthenticateResponse.__new__(SaslAuthenticateResponse)
+    response = blank_instance(SaslAuthenticateResponse)
     response.session_lifetime_ms = 0
     field = ""
     index = 0
@@ -136,7 +136,7 @@ def _size_SaslAuthenticateResponse_v0(response: SaslAuthenticateResponse) -> int
 # --- SaslAuthenticateResponse, version 1 ---
 
 def _read_SaslAuthenticateResponse_v1(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
-    response = SaslAuthenticateResponse.__new__(SaslAuthenticateResponse)
+    response = blank_instance(SaslAuthenticateResponse)
     field = ""
     index = 0
     try:
@@ -185,7 +185,7 @@ def _size_SaslAuthenticateResponse_v1(response: SaslAuthenticateResponse) -> int
 # --- SaslAuthenticateResponse, version 2 (flexible) ---
 
 def _read_SaslAuthenticateResponse_v2(buf: bytes, pos: int) -> tuple[SaslAuthenticateResponse, int]:
-    response = SaslAuthenticateResponse.__new__(SaslAuthenticateResponse)
+    response = blank_instance(SaslAuthenticateResponse)
     field = ""
     index = 0
     size = len(buf)

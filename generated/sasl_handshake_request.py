@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class SaslHandshakeRequest(GeneratedStruct):
@@ -65,7 +65,7 @@ class SaslHandshakeRequest(GeneratedStruct):
 # --- SaslHandshakeRequest, versions 0-1 ---
 
 def _read_SaslHandshakeRequest_v0_1(buf: bytes, pos: int) -> tuple[SaslHandshakeRequest, int]:
-    request = SaslHandshakeRequest.__new__(SaslHandshakeRequest)
+    request = blank_instance(SaslHandshakeRequest)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -76,7 +76,7 @@ class SaslHandshakeResponse(GeneratedStruct):
 # --- SaslHandshakeResponse, versions 0-1 ---
 
 def _read_SaslHandshakeResponse_v0_1(buf: bytes, pos: int) -> tuple[SaslHandshakeResponse, int]:
-    response = SaslHandshakeResponse.__new__(SaslHandshakeResponse)
+    response = blank_instance(SaslHandshakeResponse)
     field = ""
     index = 0
     try:
@@ -88,6 +88,8 @@ def _read_SaslHandshakeResponse_v0_1(buf: bytes, pos: int) -> tuple[SaslHandshak
         mechanisms_n, pos = _w.read_count(buf, pos, False)
         if mechanisms_n < 0:
             raise DecodeError("non-nullable field mechanisms was null", offset=pos)
+        elif mechanisms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             mechanisms_items: list[str] = []
             for index in range(mechanisms_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -247,7 +247,7 @@ class ShareAcknowledgeRequest(GeneratedStruct):
 # --- AcknowledgementBatch, versions 1-2 (flexible) ---
 
 def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgementBatch, int]:
-    batch = AcknowledgementBatch.__new__(AcknowledgementBatch)
+    batch = blank_instance(AcknowledgementBatch)
     field = ""
     index = 0
     size = len(buf)
@@ -259,7 +259,8 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         acknowledge_types_n = buf[pos] - 1
         acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
         if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-            batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = acknowledge_types_end
         else:
             acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -320,7 +321,7 @@ def _size_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch) -> int:
 # --- AcknowledgePartition, versions 1-2 (flexible) ---
 
 def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePartition, int]:
-    partition = AcknowledgePartition.__new__(AcknowledgePartition)
+    partition = blank_instance(AcknowledgePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -337,11 +338,41 @@ def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePa
             acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
         if acknowledgement_batches_n < 0:
             raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+        elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acknowledgement_batches_items: list[AcknowledgementBatch] = []
-            for index in range(acknowledgement_batches_n):
-                acknowledgement_batches_item, pos = _read_AcknowledgementBatch_v1_2(buf, pos)
+            for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                try:
+                    acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                    field = "first_offset, last_offset"
+                    acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                    pos += 16
+                    field = "acknowledge_types"
+                    acknowledge_types_n = buf[pos] - 1
+                    acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                    if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                        if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = acknowledge_types_end
+                    else:
+                        acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                        if acknowledge_types_n < 0:
+                            raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                        else:
+                            acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        acknowledgement_batches_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                    raise failure from None
                 acknowledgement_batches_items.append(acknowledgement_batches_item)
+            field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
             partition.acknowledgement_batches = acknowledgement_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -399,7 +430,7 @@ def _size_AcknowledgePartition_v1_2(partition: AcknowledgePartition) -> int:
 # --- AcknowledgeTopic, versions 1-2 (flexible) ---
 
 def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic, int]:
-    topic = AcknowledgeTopic.__new__(AcknowledgeTopic)
+    topic = blank_instance(AcknowledgeTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -415,11 +446,73 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
-            for index in range(partitions_n):
-                partitions_item, pos = _read_AcknowledgePartition_v1_2(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(AcknowledgePartition)
+                    field = "partition_index"
+                    (partitions_item.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
+                    pos += 4
+                    field = "acknowledgement_batches[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    acknowledgement_batches_n = buf[pos] - 1
+                    if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+                    if acknowledgement_batches_n < 0:
+                        raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                    elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        acknowledgement_batches_items: list[AcknowledgementBatch] = []
+                        for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                            try:
+                                acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                                field = "first_offset, last_offset"
+                                acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                                pos += 16
+                                field = "acknowledge_types"
+                                acknowledge_types_n = buf[pos] - 1
+                                acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                                if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                                    if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = acknowledge_types_end
+                                else:
+                                    acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                                    if acknowledge_types_n < 0:
+                                        raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                                    else:
+                                        acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    acknowledgement_batches_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                                raise failure from None
+                            acknowledgement_batches_items.append(acknowledgement_batches_item)
+                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
+                        partitions_item.acknowledgement_batches = acknowledgement_batches_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -478,7 +571,7 @@ def _size_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic) -> int:
 # --- ShareAcknowledgeRequest, version 1 (flexible) ---
 
 def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowledgeRequest, int]:
-    request = ShareAcknowledgeRequest.__new__(ShareAcknowledgeRequest)
+    request = blank_instance(ShareAcknowledgeRequest)
     request.is_renew_ack = False
     field = ""
     index = 0
@@ -510,11 +603,104 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AcknowledgeTopic_v1_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AcknowledgeTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(AcknowledgePartition)
+                                field = "partition_index"
+                                (partitions_item.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
+                                pos += 4
+                                field = "acknowledgement_batches[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                acknowledgement_batches_n = buf[pos] - 1
+                                if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+                                if acknowledgement_batches_n < 0:
+                                    raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    acknowledgement_batches_items: list[AcknowledgementBatch] = []
+                                    for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                                        try:
+                                            acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                                            field = "first_offset, last_offset"
+                                            acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                                            pos += 16
+                                            field = "acknowledge_types"
+                                            acknowledge_types_n = buf[pos] - 1
+                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                                            if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = acknowledge_types_end
+                                            else:
+                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                                                if acknowledge_types_n < 0:
+                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                                                else:
+                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                acknowledgement_batches_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                                            raise failure from None
+                                        acknowledgement_batches_items.append(acknowledgement_batches_item)
+                                    field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
+                                    partitions_item.acknowledgement_batches = acknowledgement_batches_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -580,7 +766,7 @@ def _size_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest) -> int:
 # --- ShareAcknowledgeRequest, version 2 (flexible) ---
 
 def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowledgeRequest, int]:
-    request = ShareAcknowledgeRequest.__new__(ShareAcknowledgeRequest)
+    request = blank_instance(ShareAcknowledgeRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -611,11 +797,104 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AcknowledgeTopic_v1_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AcknowledgeTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(AcknowledgePartition)
+                                field = "partition_index"
+                                (partitions_item.partition_index,) = _unpack_AcknowledgePartition_partition_index(buf, pos)
+                                pos += 4
+                                field = "acknowledgement_batches[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                acknowledgement_batches_n = buf[pos] - 1
+                                if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+                                if acknowledgement_batches_n < 0:
+                                    raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    acknowledgement_batches_items: list[AcknowledgementBatch] = []
+                                    for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                                        try:
+                                            acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                                            field = "first_offset, last_offset"
+                                            acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                                            pos += 16
+                                            field = "acknowledge_types"
+                                            acknowledge_types_n = buf[pos] - 1
+                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                                            if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = acknowledge_types_end
+                                            else:
+                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                                                if acknowledge_types_n < 0:
+                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                                                else:
+                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                acknowledgement_batches_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                                            raise failure from None
+                                        acknowledgement_batches_items.append(acknowledgement_batches_item)
+                                    field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
+                                    partitions_item.acknowledgement_batches = acknowledgement_batches_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

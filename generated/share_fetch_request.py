@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -336,7 +336,7 @@ class ShareFetchRequest(GeneratedStruct):
 # --- AcknowledgementBatch, versions 1-2 (flexible) ---
 
 def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgementBatch, int]:
-    batch = AcknowledgementBatch.__new__(AcknowledgementBatch)
+    batch = blank_instance(AcknowledgementBatch)
     field = ""
     index = 0
     size = len(buf)
@@ -348,7 +348,8 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         acknowledge_types_n = buf[pos] - 1
         acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
         if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-            batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = acknowledge_types_end
         else:
             acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -409,7 +410,7 @@ def _size_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch) -> int:
 # --- FetchPartition, versions 1-2 (flexible) ---
 
 def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -426,11 +427,41 @@ def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int
             acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
         if acknowledgement_batches_n < 0:
             raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+        elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acknowledgement_batches_items: list[AcknowledgementBatch] = []
-            for index in range(acknowledgement_batches_n):
-                acknowledgement_batches_item, pos = _read_AcknowledgementBatch_v1_2(buf, pos)
+            for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                try:
+                    acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                    field = "first_offset, last_offset"
+                    acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                    pos += 16
+                    field = "acknowledge_types"
+                    acknowledge_types_n = buf[pos] - 1
+                    acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                    if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                        if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = acknowledge_types_end
+                    else:
+                        acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                        if acknowledge_types_n < 0:
+                            raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                        else:
+                            acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        acknowledgement_batches_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                    raise failure from None
                 acknowledgement_batches_items.append(acknowledgement_batches_item)
+            field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
             partition.acknowledgement_batches = acknowledgement_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -488,7 +519,7 @@ def _size_FetchPartition_v1_2(partition: FetchPartition) -> int:
 # --- FetchTopic, versions 1-2 (flexible) ---
 
 def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -504,11 +535,73 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[FetchPartition] = KeyedList()
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v1_2(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    field = "partition_index"
+                    (partitions_item.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
+                    pos += 4
+                    field = "acknowledgement_batches[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    acknowledgement_batches_n = buf[pos] - 1
+                    if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+                    if acknowledgement_batches_n < 0:
+                        raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                    elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        acknowledgement_batches_items: list[AcknowledgementBatch] = []
+                        for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                            try:
+                                acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                                field = "first_offset, last_offset"
+                                acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                                pos += 16
+                                field = "acknowledge_types"
+                                acknowledge_types_n = buf[pos] - 1
+                                acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                                if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                                    if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = acknowledge_types_end
+                                else:
+                                    acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                                    if acknowledge_types_n < 0:
+                                        raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                                    else:
+                                        acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    acknowledgement_batches_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                                raise failure from None
+                            acknowledgement_batches_items.append(acknowledgement_batches_item)
+                        field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
+                        partitions_item.acknowledgement_batches = acknowledgement_batches_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -567,7 +660,7 @@ def _size_FetchTopic_v1_2(topic: FetchTopic) -> int:
 # --- ForgottenTopic, versions 1-2 (flexible) ---
 
 def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -578,7 +671,8 @@ def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -640,7 +734,7 @@ def _size_ForgottenTopic_v1_2(topic: ForgottenTopic) -> int:
 # --- ShareFetchRequest, version 1 (flexible) ---
 
 def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest, int]:
-    request = ShareFetchRequest.__new__(ShareFetchRequest)
+    request = blank_instance(ShareFetchRequest)
     request.share_acquire_mode = 0
     request.is_renew_ack = False
     field = ""
@@ -673,11 +767,104 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[FetchTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v1_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: KeyedList[FetchPartition] = KeyedList()
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                field = "partition_index"
+                                (partitions_item.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
+                                pos += 4
+                                field = "acknowledgement_batches[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                acknowledgement_batches_n = buf[pos] - 1
+                                if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+                                if acknowledgement_batches_n < 0:
+                                    raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    acknowledgement_batches_items: list[AcknowledgementBatch] = []
+                                    for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                                        try:
+                                            acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                                            field = "first_offset, last_offset"
+                                            acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                                            pos += 16
+                                            field = "acknowledge_types"
+                                            acknowledge_types_n = buf[pos] - 1
+                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                                            if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = acknowledge_types_end
+                                            else:
+                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                                                if acknowledge_types_n < 0:
+                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                                                else:
+                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                acknowledgement_batches_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                                            raise failure from None
+                                        acknowledgement_batches_items.append(acknowledgement_batches_item)
+                                    field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
+                                    partitions_item.acknowledgement_batches = acknowledgement_batches_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -688,11 +875,40 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v1_2(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -777,7 +993,7 @@ def _size_ShareFetchRequest_v1(request: ShareFetchRequest) -> int:
 # --- ShareFetchRequest, version 2 (flexible) ---
 
 def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest, int]:
-    request = ShareFetchRequest.__new__(ShareFetchRequest)
+    request = blank_instance(ShareFetchRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -808,11 +1024,104 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[FetchTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v1_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: KeyedList[FetchPartition] = KeyedList()
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                field = "partition_index"
+                                (partitions_item.partition_index,) = _unpack_FetchPartition_partition_index(buf, pos)
+                                pos += 4
+                                field = "acknowledgement_batches[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                acknowledgement_batches_n = buf[pos] - 1
+                                if acknowledgement_batches_n < 0x7F and acknowledgement_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
+                                if acknowledgement_batches_n < 0:
+                                    raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    acknowledgement_batches_items: list[AcknowledgementBatch] = []
+                                    for acknowledgement_batches_index in range(acknowledgement_batches_n):
+                                        try:
+                                            acknowledgement_batches_item = blank_instance(AcknowledgementBatch)
+                                            field = "first_offset, last_offset"
+                                            acknowledgement_batches_item.first_offset, acknowledgement_batches_item.last_offset = _unpack_AcknowledgementBatch_first_offset_last_offset(buf, pos)
+                                            pos += 16
+                                            field = "acknowledge_types"
+                                            acknowledge_types_n = buf[pos] - 1
+                                            acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
+                                            if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = acknowledge_types_end
+                                            else:
+                                                acknowledge_types_n, pos = _w.read_count(buf, pos, True)
+                                                if acknowledge_types_n < 0:
+                                                    raise DecodeError("non-nullable field acknowledge_types was null", offset=pos)
+                                                else:
+                                                    acknowledgement_batches_item.acknowledge_types, pos = _w.read_fixed_array(buf, pos, acknowledge_types_n, "b", 1)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                acknowledgement_batches_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                acknowledgement_batches_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "acknowledgement_batches[]", acknowledgement_batches_index
+                                            raise failure from None
+                                        acknowledgement_batches_items.append(acknowledgement_batches_item)
+                                    field, index = "acknowledgement_batches[]", acknowledgement_batches_index  # as the last call would have left them
+                                    partitions_item.acknowledgement_batches = acknowledgement_batches_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -823,11 +1132,40 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v1_2(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupCurrentMemberAssignmentKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class ShareGroupCurrentMemberAssignmentKey(GeneratedStruct):
 # --- ShareGroupCurrentMemberAssignmentKey, version 0 ---
 
 def _read_ShareGroupCurrentMemberAssignmentKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupCurrentMemberAssignmentKey, int]:
-    key = ShareGroupCurrentMemberAssignmentKey.__new__(ShareGroupCurrentMemberAssignmentKey)
+    key = blank_instance(ShareGroupCurrentMemberAssignmentKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -138,7 +138,7 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
 # --- TopicPartitions, version 0 (flexible) ---
 
 def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -149,7 +149,8 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -211,7 +212,7 @@ def _size_TopicPartitions_v0(partitions: TopicPartitions) -> int:
 # --- ShareGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
 
 def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupCurrentMemberAssignmentValue, int]:
-    value = ShareGroupCurrentMemberAssignmentValue.__new__(ShareGroupCurrentMemberAssignmentValue)
+    value = blank_instance(ShareGroupCurrentMemberAssignmentValue)
     field = ""
     index = 0
     size = len(buf)
@@ -228,11 +229,40 @@ def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tup
             assigned_partitions_n, pos = _w.read_count(buf, pos, True)
         if assigned_partitions_n < 0:
             raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+        elif assigned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assigned_partitions_items: list[TopicPartitions] = []
-            for index in range(assigned_partitions_n):
-                assigned_partitions_item, pos = _read_TopicPartitions_v0(buf, pos)
+            for assigned_partitions_index in range(assigned_partitions_n):
+                try:
+                    assigned_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic_id"
+                    assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assigned_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assigned_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assigned_partitions[]", assigned_partitions_index
+                    raise failure from None
                 assigned_partitions_items.append(assigned_partitions_item)
+            field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
             value.assigned_partitions = assigned_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -93,7 +93,7 @@ class ShareGroupHeartbeatRequest(GeneratedStruct):
 # --- ShareGroupHeartbeatRequest, version 1 (flexible) ---
 
 def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ShareGroupHeartbeatRequest, int]:
-    request = ShareGroupHeartbeatRequest.__new__(ShareGroupHeartbeatRequest)
+    request = blank_instance(ShareGroupHeartbeatRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -131,6 +131,8 @@ def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ShareGrou
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             request.subscribed_topic_names = None
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            request.subscribed_topic_names = []
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):

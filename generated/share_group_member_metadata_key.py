@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupMemberMetadataKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class ShareGroupMemberMetadataKey(GeneratedStruct):
 # --- ShareGroupMemberMetadataKey, version 0 ---
 
 def _read_ShareGroupMemberMetadataKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupMemberMetadataKey, int]:
-    key = ShareGroupMemberMetadataKey.__new__(ShareGroupMemberMetadataKey)
+    key = blank_instance(ShareGroupMemberMetadataKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupMemberMetadataValue(GeneratedStruct):
@@ -83,7 +83,7 @@ class ShareGroupMemberMetadataValue(GeneratedStruct):
 # --- ShareGroupMemberMetadataValue, version 0 (flexible) ---
 
 def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupMemberMetadataValue, int]:
-    value = ShareGroupMemberMetadataValue.__new__(ShareGroupMemberMetadataValue)
+    value = blank_instance(ShareGroupMemberMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -118,6 +118,8 @@ def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareG
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class ShareGroupMetadataKey(GeneratedStruct):
 # --- ShareGroupMetadataKey, version 0 ---
 
 def _read_ShareGroupMetadataKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupMetadataKey, int]:
-    key = ShareGroupMetadataKey.__new__(ShareGroupMetadataKey)
+    key = blank_instance(ShareGroupMetadataKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupPartitionMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class ShareGroupPartitionMetadataKey(GeneratedStruct):
 # --- ShareGroupPartitionMetadataKey, version 0 ---
 
 def _read_ShareGroupPartitionMetadataKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupPartitionMetadataKey, int]:
-    key = ShareGroupPartitionMetadataKey.__new__(ShareGroupPartitionMetadataKey)
+    key = blank_instance(ShareGroupPartitionMetadataKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupStatePartitionMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class ShareGroupStatePartitionMetadataKey(GeneratedStruct):
 # --- ShareGroupStatePartitionMetadataKey, version 0 ---
 
 def _read_ShareGroupStatePartitionMetadataKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupStatePartitionMetadataKey, int]:
-    key = ShareGroupStatePartitionMetadataKey.__new__(ShareGroupStatePartitionMetadataKey)
+    key = blank_instance(ShareGroupStatePartitionMetadataKey)
     field = ""
     index = 0
     try:

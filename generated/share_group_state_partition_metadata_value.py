@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -181,7 +181,7 @@ class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
 # --- TopicPartitionsInfo, version 0 (flexible) ---
 
 def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsInfo, int]:
-    info = TopicPartitionsInfo.__new__(TopicPartitionsInfo)
+    info = blank_instance(TopicPartitionsInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -199,7 +199,8 @@ def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsI
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            info.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                info.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -271,7 +272,7 @@ def _size_TopicPartitionsInfo_v0(info: TopicPartitionsInfo) -> int:
 # --- TopicInfo, version 0 (flexible) ---
 
 def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
-    info = TopicInfo.__new__(TopicInfo)
+    info = blank_instance(TopicInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -333,7 +334,7 @@ def _size_TopicInfo_v0(info: TopicInfo) -> int:
 # --- ShareGroupStatePartitionMetadataValue, version 0 (flexible) ---
 
 def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupStatePartitionMetadataValue, int]:
-    value = ShareGroupStatePartitionMetadataValue.__new__(ShareGroupStatePartitionMetadataValue)
+    value = blank_instance(ShareGroupStatePartitionMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -347,11 +348,47 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             initializing_topics_n, pos = _w.read_count(buf, pos, True)
         if initializing_topics_n < 0:
             raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
+        elif initializing_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             initializing_topics_items: list[TopicPartitionsInfo] = []
-            for index in range(initializing_topics_n):
-                initializing_topics_item, pos = _read_TopicPartitionsInfo_v0(buf, pos)
+            for initializing_topics_index in range(initializing_topics_n):
+                try:
+                    initializing_topics_item = blank_instance(TopicPartitionsInfo)
+                    field = "topic_id"
+                    initializing_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        initializing_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        initializing_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            initializing_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            initializing_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        initializing_topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        initializing_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "initializing_topics[]", initializing_topics_index
+                    raise failure from None
                 initializing_topics_items.append(initializing_topics_item)
+            field, index = "initializing_topics[]", initializing_topics_index  # as the last call would have left them
             value.initializing_topics = initializing_topics_items
         field = "initialized_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -362,11 +399,47 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             initialized_topics_n, pos = _w.read_count(buf, pos, True)
         if initialized_topics_n < 0:
             raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
+        elif initialized_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             initialized_topics_items: list[TopicPartitionsInfo] = []
-            for index in range(initialized_topics_n):
-                initialized_topics_item, pos = _read_TopicPartitionsInfo_v0(buf, pos)
+            for initialized_topics_index in range(initialized_topics_n):
+                try:
+                    initialized_topics_item = blank_instance(TopicPartitionsInfo)
+                    field = "topic_id"
+                    initialized_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        initialized_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        initialized_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            initialized_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            initialized_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        initialized_topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        initialized_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "initialized_topics[]", initialized_topics_index
+                    raise failure from None
                 initialized_topics_items.append(initialized_topics_item)
+            field, index = "initialized_topics[]", initialized_topics_index  # as the last call would have left them
             value.initialized_topics = initialized_topics_items
         field = "deleting_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -377,11 +450,34 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             deleting_topics_n, pos = _w.read_count(buf, pos, True)
         if deleting_topics_n < 0:
             raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
+        elif deleting_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             deleting_topics_items: list[TopicInfo] = []
-            for index in range(deleting_topics_n):
-                deleting_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+            for deleting_topics_index in range(deleting_topics_n):
+                try:
+                    deleting_topics_item = blank_instance(TopicInfo)
+                    field = "topic_id"
+                    deleting_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        deleting_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        deleting_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        deleting_topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        deleting_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "deleting_topics[]", deleting_topics_index
+                    raise failure from None
                 deleting_topics_items.append(deleting_topics_item)
+            field, index = "deleting_topics[]", deleting_topics_index  # as the last call would have left them
             value.deleting_topics = deleting_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupTargetAssignmentMemberKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class ShareGroupTargetAssignmentMemberKey(GeneratedStruct):
 # --- ShareGroupTargetAssignmentMemberKey, version 0 ---
 
 def _read_ShareGroupTargetAssignmentMemberKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupTargetAssignmentMemberKey, int]:
-    key = ShareGroupTargetAssignmentMemberKey.__new__(ShareGroupTargetAssignmentMemberKey)
+    key = blank_instance(ShareGroupTargetAssignmentMemberKey)
     field = ""
     index = 0
     try:

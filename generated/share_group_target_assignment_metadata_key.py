@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class ShareGroupTargetAssignmentMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class ShareGroupTargetAssignmentMetadataKey(GeneratedStruct):
 # --- ShareGroupTargetAssignmentMetadataKey, version 0 ---
 
 def _read_ShareGroupTargetAssignmentMetadataKey_v0(buf: bytes, pos: int) -> tuple[ShareGroupTargetAssignmentMetadataKey, int]:
-    key = ShareGroupTargetAssignmentMetadataKey.__new__(ShareGroupTargetAssignmentMetadataKey)
+    key = blank_instance(ShareGroupTargetAssignmentMetadataKey)
     field = ""
     index = 0
     try:

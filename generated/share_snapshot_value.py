@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -173,7 +173,7 @@ class ShareSnapshotValue(GeneratedStruct):
 # --- StateBatch, version 0 (flexible) ---
 
 def _read_StateBatch_v0(buf: bytes, pos: int) -> tuple[StateBatch, int]:
-    batch = StateBatch.__new__(StateBatch)
+    batch = blank_instance(StateBatch)
     field = ""
     index = 0
     try:
@@ -217,7 +217,7 @@ def _size_StateBatch_v0(batch: StateBatch) -> int:
 # --- ShareSnapshotValue, version 0 (flexible) ---
 
 def _read_ShareSnapshotValue_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotValue, int]:
-    value = ShareSnapshotValue.__new__(ShareSnapshotValue)
+    value = blank_instance(ShareSnapshotValue)
     value.delivery_complete_count = -1
     field = ""
     index = 0
@@ -235,6 +235,8 @@ def _read_ShareSnapshotValue_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotValu
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -242,7 +244,7 @@ def _read_ShareSnapshotValue_v0(buf: bytes, pos: int) -> tuple[ShareSnapshotValu
             state_batches_rows = buf[pos:state_batches_end]
             if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
                 for state_batches_row in _rows_StateBatch_v0(state_batches_rows):
-                    state_batches_item = StateBatch.__new__(StateBatch)
+                    state_batches_item = blank_instance(StateBatch)
                     state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
                     state_batches_item.unknown_tagged_fields = ()
                     state_batches_items.append(state_batches_item)

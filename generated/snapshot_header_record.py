@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -76,7 +76,7 @@ class SnapshotHeaderRecord(GeneratedStruct):
 # --- SnapshotHeaderRecord, version 0 (flexible) ---
 
 def _read_SnapshotHeaderRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotHeaderRecord, int]:
-    record = SnapshotHeaderRecord.__new__(SnapshotHeaderRecord)
+    record = blank_instance(SnapshotHeaderRecord)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -313,7 +313,7 @@ class StopReplicaRequest(GeneratedStruct):
 # --- StopReplicaPartitionV0, version 0 ---
 
 def _read_StopReplicaPartitionV0_v0(buf: bytes, pos: int) -> tuple[StopReplicaPartitionV0, int]:
-    v0 = StopReplicaPartitionV0.__new__(StopReplicaPartitionV0)
+    v0 = blank_instance(StopReplicaPartitionV0)
     field = ""
     index = 0
     try:
@@ -352,7 +352,7 @@ def _size_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0) -> int:
 # --- StopReplicaTopicV1, version 1 ---
 
 def _read_StopReplicaTopicV1_v1(buf: bytes, pos: int) -> tuple[StopReplicaTopicV1, int]:
-    v1 = StopReplicaTopicV1.__new__(StopReplicaTopicV1)
+    v1 = blank_instance(StopReplicaTopicV1)
     field = ""
     index = 0
     try:
@@ -405,7 +405,7 @@ def _size_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1) -> int:
 # --- StopReplicaTopicV1, version 2 (flexible) ---
 
 def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV1, int]:
-    v1 = StopReplicaTopicV1.__new__(StopReplicaTopicV1)
+    v1 = blank_instance(StopReplicaTopicV1)
     field = ""
     index = 0
     size = len(buf)
@@ -421,7 +421,8 @@ def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            v1.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                v1.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -490,7 +491,7 @@ def _size_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1) -> int:
 # --- StopReplicaPartitionState, versions 3-4 (flexible) ---
 
 def _read_StopReplicaPartitionState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaPartitionState, int]:
-    state = StopReplicaPartitionState.__new__(StopReplicaPartitionState)
+    state = blank_instance(StopReplicaPartitionState)
     field = ""
     index = 0
     try:
@@ -534,7 +535,7 @@ def _size_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState) -> in
 # --- StopReplicaTopicState, versions 3-4 (flexible) ---
 
 def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaTopicState, int]:
-    state = StopReplicaTopicState.__new__(StopReplicaTopicState)
+    state = blank_instance(StopReplicaTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -555,6 +556,8 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[StopReplicaPartitionState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -562,7 +565,7 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
             partition_states_rows = buf[pos:partition_states_end]
             if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
                 for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                    partition_states_item = StopReplicaPartitionState.__new__(StopReplicaPartitionState)
+                    partition_states_item = blank_instance(StopReplicaPartitionState)
                     partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
                     partition_states_item.unknown_tagged_fields = ()
                     partition_states_items.append(partition_states_item)
@@ -636,7 +639,7 @@ def _size_StopReplicaTopicState_v3_4(state: StopReplicaTopicState) -> int:
 # --- StopReplicaRequest, version 0 ---
 
 def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     request.broker_epoch = -1
     field = ""
@@ -650,11 +653,25 @@ def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaReques
         ungrouped_partitions_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partitions_n < 0:
             raise DecodeError("non-nullable field ungrouped_partitions was null", offset=pos)
+        elif ungrouped_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partitions_items: list[StopReplicaPartitionV0] = []
-            for index in range(ungrouped_partitions_n):
-                ungrouped_partitions_item, pos = _read_StopReplicaPartitionV0_v0(buf, pos)
+            for ungrouped_partitions_index in range(ungrouped_partitions_n):
+                try:
+                    ungrouped_partitions_item = blank_instance(StopReplicaPartitionV0)
+                    field = "topic_name"
+                    ungrouped_partitions_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index"
+                    (ungrouped_partitions_item.partition_index,) = _unpack_StopReplicaPartitionV0_partition_index(buf, pos)
+                    pos += 4
+                    ungrouped_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partitions[]", ungrouped_partitions_index
+                    raise failure from None
                 ungrouped_partitions_items.append(ungrouped_partitions_item)
+            field, index = "ungrouped_partitions[]", ungrouped_partitions_index  # as the last call would have left them
             request.ungrouped_partitions = ungrouped_partitions_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -702,7 +719,7 @@ def _size_StopReplicaRequest_v0(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 1 ---
 
 def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -715,11 +732,28 @@ def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[StopReplicaTopicV1] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_StopReplicaTopicV1_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(StopReplicaTopicV1)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
+                    if partition_indexes_n < 0:
+                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                    else:
+                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -767,7 +801,7 @@ def _size_StopReplicaRequest_v1(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 2 (flexible) ---
 
 def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -785,11 +819,45 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[StopReplicaTopicV1] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_StopReplicaTopicV1_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(StopReplicaTopicV1)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -853,7 +921,7 @@ def _size_StopReplicaRequest_v2(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 3 (flexible) ---
 
 def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     request.delete_partitions = False
     field = ""
@@ -872,11 +940,60 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[StopReplicaTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(StopReplicaTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[StopReplicaPartitionState] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partition_states_end = pos + partition_states_n * 10
+                        partition_states_rows = buf[pos:partition_states_end]
+                        if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                            for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                                partition_states_item = blank_instance(StopReplicaPartitionState)
+                                partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                                partition_states_item.unknown_tagged_fields = ()
+                                partition_states_items.append(partition_states_item)
+                            pos = partition_states_end
+                        else:
+                            for index in range(partition_states_n):
+                                partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                                partition_states_items.append(partition_states_item)
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -942,7 +1059,7 @@ def _size_StopReplicaRequest_v3(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 4 (flexible) ---
 
 def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.delete_partitions = False
     field = ""
     index = 0
@@ -960,11 +1077,60 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[StopReplicaTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(StopReplicaTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[StopReplicaPartitionState] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partition_states_end = pos + partition_states_n * 10
+                        partition_states_rows = buf[pos:partition_states_end]
+                        if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                            for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                                partition_states_item = blank_instance(StopReplicaPartitionState)
+                                partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                                partition_states_item.unknown_tagged_fields = ()
+                                partition_states_items.append(partition_states_item)
+                            pos = partition_states_end
+                        else:
+                            for index in range(partition_states_n):
+                                partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                                partition_states_items.append(partition_states_item)
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -130,7 +130,7 @@ class StopReplicaResponse(GeneratedStruct):
 # --- StopReplicaPartitionError, versions 0-1 ---
 
 def _read_StopReplicaPartitionError_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaPartitionError, int]:
-    stop_replica_partition_error = StopReplicaPartitionError.__new__(StopReplicaPartitionError)
+    stop_replica_partition_error = blank_instance(StopReplicaPartitionError)
     field = ""
     index = 0
     try:
@@ -169,7 +169,7 @@ def _size_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopRepli
 # --- StopReplicaPartitionError, versions 2-4 (flexible) ---
 
 def _read_StopReplicaPartitionError_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaPartitionError, int]:
-    stop_replica_partition_error = StopReplicaPartitionError.__new__(StopReplicaPartitionError)
+    stop_replica_partition_error = blank_instance(StopReplicaPartitionError)
     field = ""
     index = 0
     size = len(buf)
@@ -231,7 +231,7 @@ def _size_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopRepli
 # --- StopReplicaResponse, versions 0-1 ---
 
 def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaResponse, int]:
-    response = StopReplicaResponse.__new__(StopReplicaResponse)
+    response = blank_instance(StopReplicaResponse)
     field = ""
     index = 0
     try:
@@ -243,11 +243,25 @@ def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaRes
         partition_errors_n, pos = _w.read_count(buf, pos, False)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_StopReplicaPartitionError_v0_1(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(StopReplicaPartitionError)
+                    field = "topic_name"
+                    partition_errors_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    partition_errors_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -289,7 +303,7 @@ def _size_StopReplicaResponse_v0_1(response: StopReplicaResponse) -> int:
 # --- StopReplicaResponse, versions 2-4 (flexible) ---
 
 def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaResponse, int]:
-    response = StopReplicaResponse.__new__(StopReplicaResponse)
+    response = blank_instance(StopReplicaResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -306,11 +320,35 @@ def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaRes
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_StopReplicaPartitionError_v2_4(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(StopReplicaPartitionError)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:

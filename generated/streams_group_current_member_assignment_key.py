@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class StreamsGroupCurrentMemberAssignmentKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class StreamsGroupCurrentMemberAssignmentKey(GeneratedStruct):
 # --- StreamsGroupCurrentMemberAssignmentKey, version 0 ---
 
 def _read_StreamsGroupCurrentMemberAssignmentKey_v0(buf: bytes, pos: int) -> tuple[StreamsGroupCurrentMemberAssignmentKey, int]:
-    key = StreamsGroupCurrentMemberAssignmentKey.__new__(StreamsGroupCurrentMemberAssignmentKey)
+    key = blank_instance(StreamsGroupCurrentMemberAssignmentKey)
     field = ""
     index = 0
     try:

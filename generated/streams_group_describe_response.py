@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -715,7 +715,7 @@ class StreamsGroupDescribeResponse(GeneratedStruct):
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -777,7 +777,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- TaskOffset, version 0 (flexible) ---
 
 def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
-    task_offset = TaskOffset.__new__(TaskOffset)
+    task_offset = blank_instance(TaskOffset)
     field = ""
     index = 0
     size = len(buf)
@@ -839,7 +839,7 @@ def _size_TaskOffset_v0(task_offset: TaskOffset) -> int:
 # --- TaskIds, version 0 (flexible) ---
 
 def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
-    ids = TaskIds.__new__(TaskIds)
+    ids = blank_instance(TaskIds)
     field = ""
     index = 0
     size = len(buf)
@@ -855,7 +855,8 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -924,7 +925,7 @@ def _size_TaskIds_v0(ids: TaskIds) -> int:
 # --- Assignment, version 0 (flexible) ---
 
 def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
-    assignment = Assignment.__new__(Assignment)
+    assignment = blank_instance(Assignment)
     field = ""
     index = 0
     size = len(buf)
@@ -938,11 +939,45 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+        elif active_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for active_tasks_index in range(active_tasks_n):
+                try:
+                    active_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        active_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "active_tasks[]", active_tasks_index
+                    raise failure from None
                 active_tasks_items.append(active_tasks_item)
+            field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
             assignment.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -953,11 +988,45 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for standby_tasks_index in range(standby_tasks_n):
+                try:
+                    standby_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        standby_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "standby_tasks[]", standby_tasks_index
+                    raise failure from None
                 standby_tasks_items.append(standby_tasks_item)
+            field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
             assignment.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -968,11 +1037,45 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+        elif warmup_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for warmup_tasks_index in range(warmup_tasks_n):
+                try:
+                    warmup_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        warmup_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "warmup_tasks[]", warmup_tasks_index
+                    raise failure from None
                 warmup_tasks_items.append(warmup_tasks_item)
+            field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
             assignment.warmup_tasks = warmup_tasks_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1066,7 +1169,7 @@ def _size_Assignment_v0(assignment: Assignment) -> int:
 # --- KeyValue, version 0 (flexible) ---
 
 def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
-    value = KeyValue.__new__(KeyValue)
+    value = blank_instance(KeyValue)
     field = ""
     index = 0
     size = len(buf)
@@ -1140,7 +1243,7 @@ def _size_KeyValue_v0(value: KeyValue) -> int:
 # --- TopicInfo, version 0 (flexible) ---
 
 def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
-    info = TopicInfo.__new__(TopicInfo)
+    info = blank_instance(TopicInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -1164,11 +1267,39 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
             topic_configs_n, pos = _w.read_count(buf, pos, True)
         if topic_configs_n < 0:
             raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+        elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_configs_items: list[KeyValue] = []
-            for index in range(topic_configs_n):
-                topic_configs_item, pos = _read_KeyValue_v0(buf, pos)
+            for topic_configs_index in range(topic_configs_n):
+                try:
+                    topic_configs_item = blank_instance(KeyValue)
+                    field = "key"
+                    key_end = pos + buf[pos]
+                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                        topic_configs_item.key = buf[pos + 1:key_end].decode()
+                        pos = key_end
+                    else:
+                        topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        topic_configs_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_configs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_configs[]", topic_configs_index
+                    raise failure from None
                 topic_configs_items.append(topic_configs_item)
+            field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
             info.topic_configs = topic_configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1236,7 +1367,7 @@ def _size_TopicInfo_v0(info: TopicInfo) -> int:
 # --- Subtopology, version 0 (flexible) ---
 
 def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
-    subtopology = Subtopology.__new__(Subtopology)
+    subtopology = blank_instance(Subtopology)
     field = ""
     index = 0
     size = len(buf)
@@ -1257,6 +1388,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
+        elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             source_topics_items: list[str] = []
             for index in range(source_topics_n):
@@ -1272,6 +1405,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_sink_topics_n < 0:
             raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+        elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_sink_topics_items: list[str] = []
             for index in range(repartition_sink_topics_n):
@@ -1287,11 +1422,78 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
         if state_changelog_topics_n < 0:
             raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+        elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_changelog_topics_items: list[TopicInfo] = []
-            for index in range(state_changelog_topics_n):
-                state_changelog_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+            for state_changelog_topics_index in range(state_changelog_topics_n):
+                try:
+                    state_changelog_topics_item = blank_instance(TopicInfo)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions, replication_factor"
+                    state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "topic_configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topic_configs_n = buf[pos] - 1
+                    if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topic_configs_n, pos = _w.read_count(buf, pos, True)
+                    if topic_configs_n < 0:
+                        raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topic_configs_items: list[KeyValue] = []
+                        for topic_configs_index in range(topic_configs_n):
+                            try:
+                                topic_configs_item = blank_instance(KeyValue)
+                                field = "key"
+                                key_end = pos + buf[pos]
+                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                    topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                    pos = key_end
+                                else:
+                                    topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topic_configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topic_configs[]", topic_configs_index
+                                raise failure from None
+                            topic_configs_items.append(topic_configs_item)
+                        field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                        state_changelog_topics_item.topic_configs = topic_configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        state_changelog_topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "state_changelog_topics[]", state_changelog_topics_index
+                    raise failure from None
                 state_changelog_topics_items.append(state_changelog_topics_item)
+            field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
             subtopology.state_changelog_topics = state_changelog_topics_items
         field = "repartition_source_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1302,11 +1504,78 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_source_topics_n < 0:
             raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+        elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_source_topics_items: list[TopicInfo] = []
-            for index in range(repartition_source_topics_n):
-                repartition_source_topics_item, pos = _read_TopicInfo_v0(buf, pos)
+            for repartition_source_topics_index in range(repartition_source_topics_n):
+                try:
+                    repartition_source_topics_item = blank_instance(TopicInfo)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions, replication_factor"
+                    repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "topic_configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topic_configs_n = buf[pos] - 1
+                    if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topic_configs_n, pos = _w.read_count(buf, pos, True)
+                    if topic_configs_n < 0:
+                        raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topic_configs_items: list[KeyValue] = []
+                        for topic_configs_index in range(topic_configs_n):
+                            try:
+                                topic_configs_item = blank_instance(KeyValue)
+                                field = "key"
+                                key_end = pos + buf[pos]
+                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                    topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                    pos = key_end
+                                else:
+                                    topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topic_configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topic_configs[]", topic_configs_index
+                                raise failure from None
+                            topic_configs_items.append(topic_configs_item)
+                        field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                        repartition_source_topics_item.topic_configs = topic_configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        repartition_source_topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "repartition_source_topics[]", repartition_source_topics_index
+                    raise failure from None
                 repartition_source_topics_items.append(repartition_source_topics_item)
+            field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
             subtopology.repartition_source_topics = repartition_source_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1437,7 +1706,7 @@ def _size_Subtopology_v0(subtopology: Subtopology) -> int:
 # --- Topology, version 0 (flexible) ---
 
 def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
-    topology = Topology.__new__(Topology)
+    topology = blank_instance(Topology)
     field = ""
     index = 0
     size = len(buf)
@@ -1454,11 +1723,230 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
             subtopologies_n, pos = _w.read_count(buf, pos, True)
         if subtopologies_n < 0:
             topology.subtopologies = None
+        elif subtopologies_n == 0:  # no element: no loop to set up
+            topology.subtopologies = []
         else:
             subtopologies_items: list[Subtopology] = []
-            for index in range(subtopologies_n):
-                subtopologies_item, pos = _read_Subtopology_v0(buf, pos)
+            for subtopologies_index in range(subtopologies_n):
+                try:
+                    subtopologies_item = blank_instance(Subtopology)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "source_topics"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    source_topics_n = buf[pos] - 1
+                    if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        source_topics_n, pos = _w.read_count(buf, pos, True)
+                    if source_topics_n < 0:
+                        raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                    elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        source_topics_items: list[str] = []
+                        for index in range(source_topics_n):
+                            source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                            source_topics_items.append(source_topics_item)
+                        subtopologies_item.source_topics = source_topics_items
+                    field = "repartition_sink_topics"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    repartition_sink_topics_n = buf[pos] - 1
+                    if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
+                    if repartition_sink_topics_n < 0:
+                        raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+                    elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        repartition_sink_topics_items: list[str] = []
+                        for index in range(repartition_sink_topics_n):
+                            repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                            repartition_sink_topics_items.append(repartition_sink_topics_item)
+                        subtopologies_item.repartition_sink_topics = repartition_sink_topics_items
+                    field = "state_changelog_topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    state_changelog_topics_n = buf[pos] - 1
+                    if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
+                    if state_changelog_topics_n < 0:
+                        raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+                    elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        state_changelog_topics_items: list[TopicInfo] = []
+                        for state_changelog_topics_index in range(state_changelog_topics_n):
+                            try:
+                                state_changelog_topics_item = blank_instance(TopicInfo)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions, replication_factor"
+                                state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                                pos += 6
+                                field = "topic_configs[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                topic_configs_n = buf[pos] - 1
+                                if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    topic_configs_n, pos = _w.read_count(buf, pos, True)
+                                if topic_configs_n < 0:
+                                    raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    topic_configs_items: list[KeyValue] = []
+                                    for topic_configs_index in range(topic_configs_n):
+                                        try:
+                                            topic_configs_item = blank_instance(KeyValue)
+                                            field = "key"
+                                            key_end = pos + buf[pos]
+                                            if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "value"
+                                            value_end = pos + buf[pos]
+                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                topic_configs_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "topic_configs[]", topic_configs_index
+                                            raise failure from None
+                                        topic_configs_items.append(topic_configs_item)
+                                    field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                    state_changelog_topics_item.topic_configs = topic_configs_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    state_changelog_topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "state_changelog_topics[]", state_changelog_topics_index
+                                raise failure from None
+                            state_changelog_topics_items.append(state_changelog_topics_item)
+                        field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
+                        subtopologies_item.state_changelog_topics = state_changelog_topics_items
+                    field = "repartition_source_topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    repartition_source_topics_n = buf[pos] - 1
+                    if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                    if repartition_source_topics_n < 0:
+                        raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                    elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        repartition_source_topics_items: list[TopicInfo] = []
+                        for repartition_source_topics_index in range(repartition_source_topics_n):
+                            try:
+                                repartition_source_topics_item = blank_instance(TopicInfo)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions, replication_factor"
+                                repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                                pos += 6
+                                field = "topic_configs[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                topic_configs_n = buf[pos] - 1
+                                if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    topic_configs_n, pos = _w.read_count(buf, pos, True)
+                                if topic_configs_n < 0:
+                                    raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    topic_configs_items: list[KeyValue] = []
+                                    for topic_configs_index in range(topic_configs_n):
+                                        try:
+                                            topic_configs_item = blank_instance(KeyValue)
+                                            field = "key"
+                                            key_end = pos + buf[pos]
+                                            if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "value"
+                                            value_end = pos + buf[pos]
+                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                topic_configs_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "topic_configs[]", topic_configs_index
+                                            raise failure from None
+                                        topic_configs_items.append(topic_configs_item)
+                                    field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                    repartition_source_topics_item.topic_configs = topic_configs_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    repartition_source_topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "repartition_source_topics[]", repartition_source_topics_index
+                                raise failure from None
+                            repartition_source_topics_items.append(repartition_source_topics_item)
+                        field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
+                        subtopologies_item.repartition_source_topics = repartition_source_topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        subtopologies_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        subtopologies_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "subtopologies[]", subtopologies_index
+                    raise failure from None
                 subtopologies_items.append(subtopologies_item)
+            field, index = "subtopologies[]", subtopologies_index  # as the last call would have left them
             topology.subtopologies = subtopologies_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1516,7 +2004,7 @@ def _size_Topology_v0(topology: Topology) -> int:
 # --- Member, version 0 (flexible) ---
 
 def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
-    member = Member.__new__(Member)
+    member = blank_instance(Member)
     field = ""
     index = 0
     size = len(buf)
@@ -1584,11 +2072,39 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             client_tags_n, pos = _w.read_count(buf, pos, True)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             client_tags_items: list[KeyValue] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_KeyValue_v0(buf, pos)
+            for client_tags_index in range(client_tags_n):
+                try:
+                    client_tags_item = blank_instance(KeyValue)
+                    field = "key"
+                    key_end = pos + buf[pos]
+                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                        client_tags_item.key = buf[pos + 1:key_end].decode()
+                        pos = key_end
+                    else:
+                        client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        client_tags_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        client_tags_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "client_tags[]", client_tags_index
+                    raise failure from None
                 client_tags_items.append(client_tags_item)
+            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
             member.client_tags = client_tags_items
         field = "task_offsets[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1599,11 +2115,35 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             task_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_offsets_n < 0:
             raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+        elif task_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offsets_items: list[TaskOffset] = []
-            for index in range(task_offsets_n):
-                task_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
+            for task_offsets_index in range(task_offsets_n):
+                try:
+                    task_offsets_item = blank_instance(TaskOffset)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition, offset"
+                    task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                    pos += 12
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        task_offsets_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offsets[]", task_offsets_index
+                    raise failure from None
                 task_offsets_items.append(task_offsets_item)
+            field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
             member.task_offsets = task_offsets_items
         field = "task_end_offsets[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1614,11 +2154,35 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             task_end_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_end_offsets_n < 0:
             raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+        elif task_end_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_end_offsets_items: list[TaskOffset] = []
-            for index in range(task_end_offsets_n):
-                task_end_offsets_item, pos = _read_TaskOffset_v0(buf, pos)
+            for task_end_offsets_index in range(task_end_offsets_n):
+                try:
+                    task_end_offsets_item = blank_instance(TaskOffset)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition, offset"
+                    task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                    pos += 12
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        task_end_offsets_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_end_offsets[]", task_end_offsets_index
+                    raise failure from None
                 task_end_offsets_items.append(task_end_offsets_item)
+            field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
             member.task_end_offsets = task_end_offsets_items
         field = "assignment"
         member.assignment, pos = _read_Assignment_v0(buf, pos)
@@ -1788,7 +2352,7 @@ def _size_Member_v0(member: Member) -> int:
 # --- DescribedGroup, version 0 (flexible) ---
 
 def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -1835,11 +2399,207 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[Member] = []
-            for index in range(members_n):
-                members_item, pos = _read_Member_v0(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(Member)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_epoch"
+                    (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
+                    pos += 4
+                    field = "instance_id"
+                    instance_id_end = pos + buf[pos]
+                    if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
+                        members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                        pos = instance_id_end
+                    else:
+                        members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "rack_id"
+                    rack_id_end = pos + buf[pos]
+                    if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
+                        members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                        pos = rack_id_end
+                    else:
+                        members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                    field = "client_id"
+                    client_id_end = pos + buf[pos]
+                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                        members_item.client_id = buf[pos + 1:client_id_end].decode()
+                        pos = client_id_end
+                    else:
+                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "client_host"
+                    client_host_end = pos + buf[pos]
+                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                        members_item.client_host = buf[pos + 1:client_host_end].decode()
+                        pos = client_host_end
+                    else:
+                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topology_epoch"
+                    (members_item.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
+                    pos += 4
+                    field = "process_id"
+                    process_id_end = pos + buf[pos]
+                    if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
+                        members_item.process_id = buf[pos + 1:process_id_end].decode()
+                        pos = process_id_end
+                    else:
+                        members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "user_endpoint"
+                    if buf[pos] >= 0x80:  # the null marker
+                        members_item.user_endpoint = None
+                        pos += 1
+                    else:
+                        members_item.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
+                    field = "client_tags[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    client_tags_n = buf[pos] - 1
+                    if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        client_tags_n, pos = _w.read_count(buf, pos, True)
+                    if client_tags_n < 0:
+                        raise DecodeError("non-nullable field client_tags was null", offset=pos)
+                    elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        client_tags_items: list[KeyValue] = []
+                        for client_tags_index in range(client_tags_n):
+                            try:
+                                client_tags_item = blank_instance(KeyValue)
+                                field = "key"
+                                key_end = pos + buf[pos]
+                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                    client_tags_item.key = buf[pos + 1:key_end].decode()
+                                    pos = key_end
+                                else:
+                                    client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    client_tags_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    client_tags_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "client_tags[]", client_tags_index
+                                raise failure from None
+                            client_tags_items.append(client_tags_item)
+                        field, index = "client_tags[]", client_tags_index  # as the last call would have left them
+                        members_item.client_tags = client_tags_items
+                    field = "task_offsets[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    task_offsets_n = buf[pos] - 1
+                    if task_offsets_n < 0x7F and task_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        task_offsets_n, pos = _w.read_count(buf, pos, True)
+                    if task_offsets_n < 0:
+                        raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+                    elif task_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        task_offsets_items: list[TaskOffset] = []
+                        for task_offsets_index in range(task_offsets_n):
+                            try:
+                                task_offsets_item = blank_instance(TaskOffset)
+                                field = "subtopology_id"
+                                subtopology_id_end = pos + buf[pos]
+                                if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                    task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                    pos = subtopology_id_end
+                                else:
+                                    task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition, offset"
+                                task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                                pos += 12
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    task_offsets_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "task_offsets[]", task_offsets_index
+                                raise failure from None
+                            task_offsets_items.append(task_offsets_item)
+                        field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
+                        members_item.task_offsets = task_offsets_items
+                    field = "task_end_offsets[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    task_end_offsets_n = buf[pos] - 1
+                    if task_end_offsets_n < 0x7F and task_end_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        task_end_offsets_n, pos = _w.read_count(buf, pos, True)
+                    if task_end_offsets_n < 0:
+                        raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+                    elif task_end_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        task_end_offsets_items: list[TaskOffset] = []
+                        for task_end_offsets_index in range(task_end_offsets_n):
+                            try:
+                                task_end_offsets_item = blank_instance(TaskOffset)
+                                field = "subtopology_id"
+                                subtopology_id_end = pos + buf[pos]
+                                if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                    task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                    pos = subtopology_id_end
+                                else:
+                                    task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition, offset"
+                                task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                                pos += 12
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    task_end_offsets_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "task_end_offsets[]", task_end_offsets_index
+                                raise failure from None
+                            task_end_offsets_items.append(task_end_offsets_item)
+                        field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
+                        members_item.task_end_offsets = task_end_offsets_items
+                    field = "assignment"
+                    members_item.assignment, pos = _read_Assignment_v0(buf, pos)
+                    field = "target_assignment"
+                    members_item.target_assignment, pos = _read_Assignment_v0(buf, pos)
+                    field = "is_classic"
+                    (members_item.is_classic,) = _unpack_Member_is_classic(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -1934,7 +2694,7 @@ def _size_DescribedGroup_v0(group: DescribedGroup) -> int:
 # --- StreamsGroupDescribeResponse, version 0 (flexible) ---
 
 def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[StreamsGroupDescribeResponse, int]:
-    response = StreamsGroupDescribeResponse.__new__(StreamsGroupDescribeResponse)
+    response = blank_instance(StreamsGroupDescribeResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1951,11 +2711,272 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_epoch, assignment_epoch"
+                    groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
+                    pos += 8
+                    field = "topology"
+                    if buf[pos] >= 0x80:  # the null marker
+                        groups_item.topology = None
+                        pos += 1
+                    else:
+                        groups_item.topology, pos = _read_Topology_v0(buf, pos + 1)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n = buf[pos] - 1
+                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        members_n, pos = _w.read_count(buf, pos, True)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        members_items: list[Member] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(Member)
+                                field = "member_id"
+                                member_id_end = pos + buf[pos]
+                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                    pos = member_id_end
+                                else:
+                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "member_epoch"
+                                (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
+                                pos += 4
+                                field = "instance_id"
+                                instance_id_end = pos + buf[pos]
+                                if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
+                                    members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                                    pos = instance_id_end
+                                else:
+                                    members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                                field = "rack_id"
+                                rack_id_end = pos + buf[pos]
+                                if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                    members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                    pos = rack_id_end
+                                else:
+                                    members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                                field = "client_id"
+                                client_id_end = pos + buf[pos]
+                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                    pos = client_id_end
+                                else:
+                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "client_host"
+                                client_host_end = pos + buf[pos]
+                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                    pos = client_host_end
+                                else:
+                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "topology_epoch"
+                                (members_item.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
+                                pos += 4
+                                field = "process_id"
+                                process_id_end = pos + buf[pos]
+                                if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
+                                    members_item.process_id = buf[pos + 1:process_id_end].decode()
+                                    pos = process_id_end
+                                else:
+                                    members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "user_endpoint"
+                                if buf[pos] >= 0x80:  # the null marker
+                                    members_item.user_endpoint = None
+                                    pos += 1
+                                else:
+                                    members_item.user_endpoint, pos = _read_Endpoint_v0(buf, pos + 1)
+                                field = "client_tags[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                client_tags_n = buf[pos] - 1
+                                if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    client_tags_n, pos = _w.read_count(buf, pos, True)
+                                if client_tags_n < 0:
+                                    raise DecodeError("non-nullable field client_tags was null", offset=pos)
+                                elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    client_tags_items: list[KeyValue] = []
+                                    for client_tags_index in range(client_tags_n):
+                                        try:
+                                            client_tags_item = blank_instance(KeyValue)
+                                            field = "key"
+                                            key_end = pos + buf[pos]
+                                            if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                                client_tags_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "value"
+                                            value_end = pos + buf[pos]
+                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                                client_tags_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                client_tags_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "client_tags[]", client_tags_index
+                                            raise failure from None
+                                        client_tags_items.append(client_tags_item)
+                                    field, index = "client_tags[]", client_tags_index  # as the last call would have left them
+                                    members_item.client_tags = client_tags_items
+                                field = "task_offsets[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                task_offsets_n = buf[pos] - 1
+                                if task_offsets_n < 0x7F and task_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    task_offsets_n, pos = _w.read_count(buf, pos, True)
+                                if task_offsets_n < 0:
+                                    raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+                                elif task_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    task_offsets_items: list[TaskOffset] = []
+                                    for task_offsets_index in range(task_offsets_n):
+                                        try:
+                                            task_offsets_item = blank_instance(TaskOffset)
+                                            field = "subtopology_id"
+                                            subtopology_id_end = pos + buf[pos]
+                                            if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                                pos = subtopology_id_end
+                                            else:
+                                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "partition, offset"
+                                            task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                                            pos += 12
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                task_offsets_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "task_offsets[]", task_offsets_index
+                                            raise failure from None
+                                        task_offsets_items.append(task_offsets_item)
+                                    field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
+                                    members_item.task_offsets = task_offsets_items
+                                field = "task_end_offsets[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                task_end_offsets_n = buf[pos] - 1
+                                if task_end_offsets_n < 0x7F and task_end_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    task_end_offsets_n, pos = _w.read_count(buf, pos, True)
+                                if task_end_offsets_n < 0:
+                                    raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+                                elif task_end_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    task_end_offsets_items: list[TaskOffset] = []
+                                    for task_end_offsets_index in range(task_end_offsets_n):
+                                        try:
+                                            task_end_offsets_item = blank_instance(TaskOffset)
+                                            field = "subtopology_id"
+                                            subtopology_id_end = pos + buf[pos]
+                                            if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                                pos = subtopology_id_end
+                                            else:
+                                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            field = "partition, offset"
+                                            task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                                            pos += 12
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                task_end_offsets_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "task_end_offsets[]", task_end_offsets_index
+                                            raise failure from None
+                                        task_end_offsets_items.append(task_end_offsets_item)
+                                    field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
+                                    members_item.task_end_offsets = task_end_offsets_items
+                                field = "assignment"
+                                members_item.assignment, pos = _read_Assignment_v0(buf, pos)
+                                field = "target_assignment"
+                                members_item.target_assignment, pos = _read_Assignment_v0(buf, pos)
+                                field = "is_classic"
+                                (members_item.is_classic,) = _unpack_Member_is_classic(buf, pos)
+                                pos += 1
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    members_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

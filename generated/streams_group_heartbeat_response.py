@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -393,7 +393,7 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
 # --- Status, version 0 (flexible) ---
 
 def _read_Status_v0(buf: bytes, pos: int) -> tuple[Status, int]:
-    status = Status.__new__(Status)
+    status = blank_instance(Status)
     field = ""
     index = 0
     size = len(buf)
@@ -455,7 +455,7 @@ def _size_Status_v0(status: Status) -> int:
 # --- TopicPartition, version 0 (flexible) ---
 
 def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -471,7 +471,8 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -540,7 +541,7 @@ def _size_TopicPartition_v0(partition: TopicPartition) -> int:
 # --- TaskIds, version 0 (flexible) ---
 
 def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
-    ids = TaskIds.__new__(TaskIds)
+    ids = blank_instance(TaskIds)
     field = ""
     index = 0
     size = len(buf)
@@ -556,7 +557,8 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -625,7 +627,7 @@ def _size_TaskIds_v0(ids: TaskIds) -> int:
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -687,7 +689,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- EndpointToPartitions, version 0 (flexible) ---
 
 def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToPartitions, int]:
-    partitions = EndpointToPartitions.__new__(EndpointToPartitions)
+    partitions = blank_instance(EndpointToPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -703,11 +705,45 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
             active_partitions_n, pos = _w.read_count(buf, pos, True)
         if active_partitions_n < 0:
             raise DecodeError("non-nullable field active_partitions was null", offset=pos)
+        elif active_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             active_partitions_items: list[TopicPartition] = []
-            for index in range(active_partitions_n):
-                active_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+            for active_partitions_index in range(active_partitions_n):
+                try:
+                    active_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        active_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            active_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            active_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        active_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        active_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "active_partitions[]", active_partitions_index
+                    raise failure from None
                 active_partitions_items.append(active_partitions_item)
+            field, index = "active_partitions[]", active_partitions_index  # as the last call would have left them
             partitions.active_partitions = active_partitions_items
         field = "standby_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -718,11 +754,45 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
             standby_partitions_n, pos = _w.read_count(buf, pos, True)
         if standby_partitions_n < 0:
             raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
+        elif standby_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_partitions_items: list[TopicPartition] = []
-            for index in range(standby_partitions_n):
-                standby_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+            for standby_partitions_index in range(standby_partitions_n):
+                try:
+                    standby_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            standby_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            standby_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        standby_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        standby_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "standby_partitions[]", standby_partitions_index
+                    raise failure from None
                 standby_partitions_items.append(standby_partitions_item)
+            field, index = "standby_partitions[]", standby_partitions_index  # as the last call would have left them
             partitions.standby_partitions = standby_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -802,7 +872,7 @@ def _size_EndpointToPartitions_v0(partitions: EndpointToPartitions) -> int:
 # --- StreamsGroupHeartbeatResponse, version 0 (flexible) ---
 
 def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[StreamsGroupHeartbeatResponse, int]:
-    response = StreamsGroupHeartbeatResponse.__new__(StreamsGroupHeartbeatResponse)
+    response = blank_instance(StreamsGroupHeartbeatResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -836,11 +906,35 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             status_n, pos = _w.read_count(buf, pos, True)
         if status_n < 0:
             response.status = None
+        elif status_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             status_items: list[Status] = []
-            for index in range(status_n):
-                status_item, pos = _read_Status_v0(buf, pos)
+            for status_index in range(status_n):
+                try:
+                    status_item = blank_instance(Status)
+                    field = "status_code"
+                    (status_item.status_code,) = _unpack_Status_status_code(buf, pos)
+                    pos += 1
+                    field = "status_detail"
+                    status_detail_end = pos + buf[pos]
+                    if pos < status_detail_end < pos + 0x80 and status_detail_end <= size:  # the usual case: a short string
+                        status_item.status_detail = buf[pos + 1:status_detail_end].decode()
+                        pos = status_detail_end
+                    else:
+                        status_item.status_detail, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        status_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        status_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "status[]", status_index
+                    raise failure from None
                 status_items.append(status_item)
+            field, index = "status[]", status_index  # as the last call would have left them
             response.status = status_items
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -851,11 +945,45 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             response.active_tasks = None
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            response.active_tasks = []
         else:
             active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for active_tasks_index in range(active_tasks_n):
+                try:
+                    active_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        active_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "active_tasks[]", active_tasks_index
+                    raise failure from None
                 active_tasks_items.append(active_tasks_item)
+            field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
             response.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -866,11 +994,45 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             response.standby_tasks = None
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            response.standby_tasks = []
         else:
             standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for standby_tasks_index in range(standby_tasks_n):
+                try:
+                    standby_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        standby_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "standby_tasks[]", standby_tasks_index
+                    raise failure from None
                 standby_tasks_items.append(standby_tasks_item)
+            field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
             response.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -881,11 +1043,45 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             response.warmup_tasks = None
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            response.warmup_tasks = []
         else:
             warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for warmup_tasks_index in range(warmup_tasks_n):
+                try:
+                    warmup_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        warmup_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "warmup_tasks[]", warmup_tasks_index
+                    raise failure from None
                 warmup_tasks_items.append(warmup_tasks_item)
+            field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
             response.warmup_tasks = warmup_tasks_items
         field = "endpoint_information_epoch"
         (response.endpoint_information_epoch,) = _unpack_StreamsGroupHeartbeatResponse_endpoint_information_epoch(buf, pos)
@@ -899,11 +1095,125 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             partitions_by_user_endpoint_n, pos = _w.read_count(buf, pos, True)
         if partitions_by_user_endpoint_n < 0:
             response.partitions_by_user_endpoint = None
+        elif partitions_by_user_endpoint_n == 0:  # no element: no loop to set up
+            response.partitions_by_user_endpoint = []
         else:
             partitions_by_user_endpoint_items: list[EndpointToPartitions] = []
-            for index in range(partitions_by_user_endpoint_n):
-                partitions_by_user_endpoint_item, pos = _read_EndpointToPartitions_v0(buf, pos)
+            for partitions_by_user_endpoint_index in range(partitions_by_user_endpoint_n):
+                try:
+                    partitions_by_user_endpoint_item = blank_instance(EndpointToPartitions)
+                    field = "user_endpoint"
+                    partitions_by_user_endpoint_item.user_endpoint, pos = _read_Endpoint_v0(buf, pos)
+                    field = "active_partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    active_partitions_n = buf[pos] - 1
+                    if active_partitions_n < 0x7F and active_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        active_partitions_n, pos = _w.read_count(buf, pos, True)
+                    if active_partitions_n < 0:
+                        raise DecodeError("non-nullable field active_partitions was null", offset=pos)
+                    elif active_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        active_partitions_items: list[TopicPartition] = []
+                        for active_partitions_index in range(active_partitions_n):
+                            try:
+                                active_partitions_item = blank_instance(TopicPartition)
+                                field = "topic"
+                                topic_end = pos + buf[pos]
+                                if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                                    active_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                    pos = topic_end
+                                else:
+                                    active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        active_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        active_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    active_partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    active_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "active_partitions[]", active_partitions_index
+                                raise failure from None
+                            active_partitions_items.append(active_partitions_item)
+                        field, index = "active_partitions[]", active_partitions_index  # as the last call would have left them
+                        partitions_by_user_endpoint_item.active_partitions = active_partitions_items
+                    field = "standby_partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    standby_partitions_n = buf[pos] - 1
+                    if standby_partitions_n < 0x7F and standby_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        standby_partitions_n, pos = _w.read_count(buf, pos, True)
+                    if standby_partitions_n < 0:
+                        raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
+                    elif standby_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        standby_partitions_items: list[TopicPartition] = []
+                        for standby_partitions_index in range(standby_partitions_n):
+                            try:
+                                standby_partitions_item = blank_instance(TopicPartition)
+                                field = "topic"
+                                topic_end = pos + buf[pos]
+                                if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                                    standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                    pos = topic_end
+                                else:
+                                    standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        standby_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        standby_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    standby_partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    standby_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "standby_partitions[]", standby_partitions_index
+                                raise failure from None
+                            standby_partitions_items.append(standby_partitions_item)
+                        field, index = "standby_partitions[]", standby_partitions_index  # as the last call would have left them
+                        partitions_by_user_endpoint_item.standby_partitions = standby_partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_by_user_endpoint_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_by_user_endpoint_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions_by_user_endpoint[]", partitions_by_user_endpoint_index
+                    raise failure from None
                 partitions_by_user_endpoint_items.append(partitions_by_user_endpoint_item)
+            field, index = "partitions_by_user_endpoint[]", partitions_by_user_endpoint_index  # as the last call would have left them
             response.partitions_by_user_endpoint = partitions_by_user_endpoint_items
         field = "(tagged fields)"
         if buf[pos] == 0:

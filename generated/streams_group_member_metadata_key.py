@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class StreamsGroupMemberMetadataKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class StreamsGroupMemberMetadataKey(GeneratedStruct):
 # --- StreamsGroupMemberMetadataKey, version 0 ---
 
 def _read_StreamsGroupMemberMetadataKey_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMemberMetadataKey, int]:
-    key = StreamsGroupMemberMetadataKey.__new__(StreamsGroupMemberMetadataKey)
+    key = blank_instance(StreamsGroupMemberMetadataKey)
     field = ""
     index = 0
     try:

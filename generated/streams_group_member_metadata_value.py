@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -210,7 +210,7 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -272,7 +272,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- KeyValue, version 0 (flexible) ---
 
 def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
-    value = KeyValue.__new__(KeyValue)
+    value = blank_instance(KeyValue)
     field = ""
     index = 0
     size = len(buf)
@@ -346,7 +346,7 @@ def _size_KeyValue_v0(value: KeyValue) -> int:
 # --- StreamsGroupMemberMetadataValue, version 0 (flexible) ---
 
 def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMemberMetadataValue, int]:
-    value = StreamsGroupMemberMetadataValue.__new__(StreamsGroupMemberMetadataValue)
+    value = blank_instance(StreamsGroupMemberMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -404,11 +404,39 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
             client_tags_n, pos = _w.read_count(buf, pos, True)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             client_tags_items: list[KeyValue] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_KeyValue_v0(buf, pos)
+            for client_tags_index in range(client_tags_n):
+                try:
+                    client_tags_item = blank_instance(KeyValue)
+                    field = "key"
+                    key_end = pos + buf[pos]
+                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                        client_tags_item.key = buf[pos + 1:key_end].decode()
+                        pos = key_end
+                    else:
+                        client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        client_tags_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        client_tags_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "client_tags[]", client_tags_index
+                    raise failure from None
                 client_tags_items.append(client_tags_item)
+            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
             value.client_tags = client_tags_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class StreamsGroupMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class StreamsGroupMetadataKey(GeneratedStruct):
 # --- StreamsGroupMetadataKey, version 0 ---
 
 def _read_StreamsGroupMetadataKey_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMetadataKey, int]:
-    key = StreamsGroupMetadataKey.__new__(StreamsGroupMetadataKey)
+    key = blank_instance(StreamsGroupMetadataKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -136,7 +136,7 @@ class StreamsGroupMetadataValue(GeneratedStruct):
 # --- LastAssignmentConfig, version 0 (flexible) ---
 
 def _read_LastAssignmentConfig_v0(buf: bytes, pos: int) -> tuple[LastAssignmentConfig, int]:
-    config = LastAssignmentConfig.__new__(LastAssignmentConfig)
+    config = blank_instance(LastAssignmentConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -210,7 +210,7 @@ def _size_LastAssignmentConfig_v0(config: LastAssignmentConfig) -> int:
 # --- StreamsGroupMetadataValue, version 0 (flexible) ---
 
 def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMetadataValue, int]:
-    value = StreamsGroupMetadataValue.__new__(StreamsGroupMetadataValue)
+    value = blank_instance(StreamsGroupMetadataValue)
     value.validated_topology_epoch = -1
     field = ""
     index = 0
@@ -254,11 +254,39 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
                     if last_assignment_configs_n < 0:
                         value.last_assignment_configs = None
+                    elif last_assignment_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         last_assignment_configs_items: list[LastAssignmentConfig] = []
-                        for index in range(last_assignment_configs_n):
-                            last_assignment_configs_item, pos = _read_LastAssignmentConfig_v0(buf, pos)
+                        for last_assignment_configs_index in range(last_assignment_configs_n):
+                            try:
+                                last_assignment_configs_item = blank_instance(LastAssignmentConfig)
+                                field = "key"
+                                key_end = pos + buf[pos]
+                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                    last_assignment_configs_item.key = buf[pos + 1:key_end].decode()
+                                    pos = key_end
+                                else:
+                                    last_assignment_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    last_assignment_configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    last_assignment_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    last_assignment_configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    last_assignment_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "last_assignment_configs[]", last_assignment_configs_index
+                                raise failure from None
                             last_assignment_configs_items.append(last_assignment_configs_item)
+                        field, index = "last_assignment_configs[]", last_assignment_configs_index  # as the last call would have left them
                         value.last_assignment_configs = last_assignment_configs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (last_assignment_configs) ends at byte {pos}, its payload at {end}", offset=pos)

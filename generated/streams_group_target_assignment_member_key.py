@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class StreamsGroupTargetAssignmentMemberKey(GeneratedStruct):
@@ -71,7 +71,7 @@ class StreamsGroupTargetAssignmentMemberKey(GeneratedStruct):
 # --- StreamsGroupTargetAssignmentMemberKey, version 0 ---
 
 def _read_StreamsGroupTargetAssignmentMemberKey_v0(buf: bytes, pos: int) -> tuple[StreamsGroupTargetAssignmentMemberKey, int]:
-    key = StreamsGroupTargetAssignmentMemberKey.__new__(StreamsGroupTargetAssignmentMemberKey)
+    key = blank_instance(StreamsGroupTargetAssignmentMemberKey)
     field = ""
     index = 0
     try:

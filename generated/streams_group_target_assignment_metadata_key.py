@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class StreamsGroupTargetAssignmentMetadataKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class StreamsGroupTargetAssignmentMetadataKey(GeneratedStruct):
 # --- StreamsGroupTargetAssignmentMetadataKey, version 0 ---
 
 def _read_StreamsGroupTargetAssignmentMetadataKey_v0(buf: bytes, pos: int) -> tuple[StreamsGroupTargetAssignmentMetadataKey, int]:
-    key = StreamsGroupTargetAssignmentMetadataKey.__new__(StreamsGroupTargetAssignmentMetadataKey)
+    key = blank_instance(StreamsGroupTargetAssignmentMetadataKey)
     field = ""
     index = 0
     try:

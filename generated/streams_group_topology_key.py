@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class StreamsGroupTopologyKey(GeneratedStruct):
@@ -65,7 +65,7 @@ class StreamsGroupTopologyKey(GeneratedStruct):
 # --- StreamsGroupTopologyKey, version 0 ---
 
 def _read_StreamsGroupTopologyKey_v0(buf: bytes, pos: int) -> tuple[StreamsGroupTopologyKey, int]:
-    key = StreamsGroupTopologyKey.__new__(StreamsGroupTopologyKey)
+    key = blank_instance(StreamsGroupTopologyKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -341,7 +341,7 @@ class SubscriptionInfoData(GeneratedStruct):
 # --- TaskId, versions 1-6 ---
 
 def _read_TaskId_v1_6(buf: bytes, pos: int) -> tuple[TaskId, int]:
-    task_id = TaskId.__new__(TaskId)
+    task_id = blank_instance(TaskId)
     field = ""
     index = 0
     try:
@@ -373,7 +373,7 @@ def _size_TaskId_v1_6(task_id: TaskId) -> int:
 # --- PartitionToOffsetSum, versions 7-9 ---
 
 def _read_PartitionToOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[PartitionToOffsetSum, int]:
-    partition_to_offset_sum = PartitionToOffsetSum.__new__(PartitionToOffsetSum)
+    partition_to_offset_sum = blank_instance(PartitionToOffsetSum)
     field = ""
     index = 0
     try:
@@ -405,7 +405,7 @@ def _size_PartitionToOffsetSum_v7_9(partition_to_offset_sum: PartitionToOffsetSu
 # --- TaskOffsetSum, versions 7-9 ---
 
 def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
-    task_offset_sum = TaskOffsetSum.__new__(TaskOffsetSum)
+    task_offset_sum = blank_instance(TaskOffsetSum)
     task_offset_sum.partition = 0
     task_offset_sum.offset_sum = 0
     task_offset_sum.named_topology = ''
@@ -421,6 +421,8 @@ def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
         partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
         if partition_to_offset_sum_n < 0:
             raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+        elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -428,7 +430,7 @@ def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
             partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
             if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
                 for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
-                    partition_to_offset_sum_item = PartitionToOffsetSum.__new__(PartitionToOffsetSum)
+                    partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
                     partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
                     partition_to_offset_sum_item.unknown_tagged_fields = ()
                     partition_to_offset_sum_items.append(partition_to_offset_sum_item)
@@ -484,7 +486,7 @@ def _size_TaskOffsetSum_v7_9(task_offset_sum: TaskOffsetSum) -> int:
 # --- TaskOffsetSum, versions 10-11 ---
 
 def _read_TaskOffsetSum_v10_11(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
-    task_offset_sum = TaskOffsetSum.__new__(TaskOffsetSum)
+    task_offset_sum = blank_instance(TaskOffsetSum)
     field = ""
     index = 0
     try:
@@ -523,7 +525,7 @@ def _size_TaskOffsetSum_v10_11(task_offset_sum: TaskOffsetSum) -> int:
 # --- ClientTag, version 11 ---
 
 def _read_ClientTag_v11(buf: bytes, pos: int) -> tuple[ClientTag, int]:
-    client_tag = ClientTag.__new__(ClientTag)
+    client_tag = blank_instance(ClientTag)
     field = ""
     index = 0
     try:
@@ -564,7 +566,7 @@ def _size_ClientTag_v11(client_tag: ClientTag) -> int:
 # --- SubscriptionInfoData, version 1 ---
 
 def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.latest_supported_version = -1
     data.user_end_point = b''
     data.unique_field = 0
@@ -583,6 +585,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
+        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -590,7 +594,7 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
             prev_tasks_rows = buf[pos:prev_tasks_end]
             if len(prev_tasks_rows) == prev_tasks_n * 8:
                 for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = TaskId.__new__(TaskId)
+                    prev_tasks_item = blank_instance(TaskId)
                     prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
                     prev_tasks_item.unknown_tagged_fields = ()
                     prev_tasks_items.append(prev_tasks_item)
@@ -605,6 +609,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -612,7 +618,7 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
             standby_tasks_rows = buf[pos:standby_tasks_end]
             if len(standby_tasks_rows) == standby_tasks_n * 8:
                 for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = TaskId.__new__(TaskId)
+                    standby_tasks_item = blank_instance(TaskId)
                     standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
                     standby_tasks_item.unknown_tagged_fields = ()
                     standby_tasks_items.append(standby_tasks_item)
@@ -692,7 +698,7 @@ def _size_SubscriptionInfoData_v1(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 2 ---
 
 def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.latest_supported_version = -1
     data.unique_field = 0
     data.error_code = 0
@@ -710,6 +716,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
+        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -717,7 +725,7 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
             prev_tasks_rows = buf[pos:prev_tasks_end]
             if len(prev_tasks_rows) == prev_tasks_n * 8:
                 for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = TaskId.__new__(TaskId)
+                    prev_tasks_item = blank_instance(TaskId)
                     prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
                     prev_tasks_item.unknown_tagged_fields = ()
                     prev_tasks_items.append(prev_tasks_item)
@@ -732,6 +740,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -739,7 +749,7 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
             standby_tasks_rows = buf[pos:standby_tasks_end]
             if len(standby_tasks_rows) == standby_tasks_n * 8:
                 for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = TaskId.__new__(TaskId)
+                    standby_tasks_item = blank_instance(TaskId)
                     standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
                     standby_tasks_item.unknown_tagged_fields = ()
                     standby_tasks_items.append(standby_tasks_item)
@@ -824,7 +834,7 @@ def _size_SubscriptionInfoData_v2(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, versions 3-6 ---
 
 def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.unique_field = 0
     data.error_code = 0
     field = ""
@@ -841,6 +851,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
+        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -848,7 +860,7 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
             prev_tasks_rows = buf[pos:prev_tasks_end]
             if len(prev_tasks_rows) == prev_tasks_n * 8:
                 for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = TaskId.__new__(TaskId)
+                    prev_tasks_item = blank_instance(TaskId)
                     prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
                     prev_tasks_item.unknown_tagged_fields = ()
                     prev_tasks_items.append(prev_tasks_item)
@@ -863,6 +875,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -870,7 +884,7 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
             standby_tasks_rows = buf[pos:standby_tasks_end]
             if len(standby_tasks_rows) == standby_tasks_n * 8:
                 for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = TaskId.__new__(TaskId)
+                    standby_tasks_item = blank_instance(TaskId)
                     standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
                     standby_tasks_item.unknown_tagged_fields = ()
                     standby_tasks_items.append(standby_tasks_item)
@@ -953,11 +967,12 @@ def _size_SubscriptionInfoData_v3_6(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 7 ---
 
 def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.unique_field = 0
     data.error_code = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -971,11 +986,50 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    task_offset_sums_item.partition = 0
+                    task_offset_sums_item.offset_sum = 0
+                    task_offset_sums_item.named_topology = ''
+                    field = "topic_group_id"
+                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
+                    pos += 4
+                    field = "partition_to_offset_sum[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
+                    if partition_to_offset_sum_n < 0:
+                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
+                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
+                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
+                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
+                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
+                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
+                                partition_to_offset_sum_item.unknown_tagged_fields = ()
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                            pos = partition_to_offset_sum_end
+                        else:
+                            for index in range(partition_to_offset_sum_n):
+                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1035,10 +1089,11 @@ def _size_SubscriptionInfoData_v7(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 8 ---
 
 def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.error_code = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -1052,11 +1107,50 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    task_offset_sums_item.partition = 0
+                    task_offset_sums_item.offset_sum = 0
+                    task_offset_sums_item.named_topology = ''
+                    field = "topic_group_id"
+                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
+                    pos += 4
+                    field = "partition_to_offset_sum[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
+                    if partition_to_offset_sum_n < 0:
+                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
+                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
+                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
+                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
+                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
+                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
+                                partition_to_offset_sum_item.unknown_tagged_fields = ()
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                            pos = partition_to_offset_sum_end
+                        else:
+                            for index in range(partition_to_offset_sum_n):
+                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field"
         (data.unique_field,) = _unpack_SubscriptionInfoData_unique_field(buf, pos)
@@ -1119,9 +1213,10 @@ def _size_SubscriptionInfoData_v8(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 9 ---
 
 def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -1135,11 +1230,50 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    task_offset_sums_item.partition = 0
+                    task_offset_sums_item.offset_sum = 0
+                    task_offset_sums_item.named_topology = ''
+                    field = "topic_group_id"
+                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
+                    pos += 4
+                    field = "partition_to_offset_sum[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
+                    if partition_to_offset_sum_n < 0:
+                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
+                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
+                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
+                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
+                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
+                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
+                                partition_to_offset_sum_item.unknown_tagged_fields = ()
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                            pos = partition_to_offset_sum_end
+                        else:
+                            for index in range(partition_to_offset_sum_n):
+                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1200,7 +1334,7 @@ def _size_SubscriptionInfoData_v9(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 10 ---
 
 def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
     try:
@@ -1216,11 +1350,25 @@ def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    field = "topic_group_id, partition, offset_sum"
+                    task_offset_sums_item.topic_group_id, task_offset_sums_item.partition, task_offset_sums_item.offset_sum = _unpack_TaskOffsetSum_topic_group_id_to_offset_sum(buf, pos)
+                    pos += 16
+                    field = "named_topology"
+                    task_offset_sums_item.named_topology, pos = _w.read_string(buf, pos)
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1281,7 +1429,7 @@ def _size_SubscriptionInfoData_v10(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 11 ---
 
 def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
     try:
@@ -1297,11 +1445,25 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    field = "topic_group_id, partition, offset_sum"
+                    task_offset_sums_item.topic_group_id, task_offset_sums_item.partition, task_offset_sums_item.offset_sum = _unpack_TaskOffsetSum_topic_group_id_to_offset_sum(buf, pos)
+                    pos += 16
+                    field = "named_topology"
+                    task_offset_sums_item.named_topology, pos = _w.read_string(buf, pos)
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1311,11 +1473,24 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         client_tags_n, pos = _w.read_count(buf, pos, False)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             client_tags_items: list[ClientTag] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_ClientTag_v11(buf, pos)
+            for client_tags_index in range(client_tags_n):
+                try:
+                    client_tags_item = blank_instance(ClientTag)
+                    field = "key"
+                    client_tags_item.key, pos = _w.read_bytes_nn(buf, pos)
+                    field = "value"
+                    client_tags_item.value, pos = _w.read_bytes_nn(buf, pos)
+                    client_tags_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "client_tags[]", client_tags_index
+                    raise failure from None
                 client_tags_items.append(client_tags_item)
+            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
             data.client_tags = client_tags_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -152,7 +152,7 @@ class SyncGroupRequest(GeneratedStruct):
 # --- SyncGroupRequestAssignment, versions 0-3 ---
 
 def _read_SyncGroupRequestAssignment_v0_3(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
-    assignment = SyncGroupRequestAssignment.__new__(SyncGroupRequestAssignment)
+    assignment = blank_instance(SyncGroupRequestAssignment)
     field = ""
     index = 0
     try:
@@ -193,7 +193,7 @@ def _size_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignment
 # --- SyncGroupRequestAssignment, versions 4-5 (flexible) ---
 
 def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
-    assignment = SyncGroupRequestAssignment.__new__(SyncGroupRequestAssignment)
+    assignment = blank_instance(SyncGroupRequestAssignment)
     field = ""
     index = 0
     size = len(buf)
@@ -257,7 +257,7 @@ def _size_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignment
 # --- SyncGroupRequest, versions 0-2 ---
 
 def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     request.group_instance_id = None
     request.protocol_type = None
     request.protocol_name = None
@@ -276,11 +276,24 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    assignments_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    assignments_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -334,7 +347,7 @@ def _size_SyncGroupRequest_v0_2(request: SyncGroupRequest) -> int:
 # --- SyncGroupRequest, version 3 ---
 
 def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     request.protocol_type = None
     request.protocol_name = None
     field = ""
@@ -354,11 +367,24 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    assignments_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    assignments_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -413,7 +439,7 @@ def _size_SyncGroupRequest_v3(request: SyncGroupRequest) -> int:
 # --- SyncGroupRequest, version 4 (flexible) ---
 
 def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     request.protocol_type = None
     request.protocol_name = None
     field = ""
@@ -453,11 +479,34 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assignments_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -538,7 +587,7 @@ def _size_SyncGroupRequest_v4(request: SyncGroupRequest) -> int:
 # --- SyncGroupRequest, version 5 (flexible) ---
 
 def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -590,11 +639,34 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assignments_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:

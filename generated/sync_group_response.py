@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -97,7 +97,7 @@ class SyncGroupResponse(GeneratedStruct):
 # --- SyncGroupResponse, version 0 ---
 
 def _read_SyncGroupResponse_v0(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    response = SyncGroupResponse.__new__(SyncGroupResponse)
+    response = blank_instance(SyncGroupResponse)
     response.throttle_time_ms = 0
     response.protocol_type = None
     response.protocol_name = None
@@ -139,7 +139,7 @@ def _size_SyncGroupResponse_v0(response: SyncGroupResponse) -> int:
 # --- SyncGroupResponse, versions 1-3 ---
 
 def _read_SyncGroupResponse_v1_3(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    response = SyncGroupResponse.__new__(SyncGroupResponse)
+    response = blank_instance(SyncGroupResponse)
     response.protocol_type = None
     response.protocol_name = None
     field = ""
@@ -180,7 +180,7 @@ def _size_SyncGroupResponse_v1_3(response: SyncGroupResponse) -> int:
 # --- SyncGroupResponse, version 4 (flexible) ---
 
 def _read_SyncGroupResponse_v4(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    response = SyncGroupResponse.__new__(SyncGroupResponse)
+    response = blank_instance(SyncGroupResponse)
     response.protocol_type = None
     response.protocol_name = None
     field = ""
@@ -233,7 +233,7 @@ def _size_SyncGroupResponse_v4(response: SyncGroupResponse) -> int:
 # --- SyncGroupResponse, version 5 (flexible) ---
 
 def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    response = SyncGroupResponse.__new__(SyncGroupResponse)
+    response = blank_instance(SyncGroupResponse)
     field = ""
     index = 0
     size = len(buf)

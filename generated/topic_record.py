@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Default values.
 _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
@@ -73,7 +73,7 @@ class TopicRecord(GeneratedStruct):
 # --- TopicRecord, version 0 (flexible) ---
 
 def _read_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
-    record = TopicRecord.__new__(TopicRecord)
+    record = blank_instance(TopicRecord)
     field = ""
     index = 0
     size = len(buf)

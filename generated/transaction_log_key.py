@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class TransactionLogKey(GeneratedStruct):
@@ -64,7 +64,7 @@ class TransactionLogKey(GeneratedStruct):
 # --- TransactionLogKey, version 0 ---
 
 def _read_TransactionLogKey_v0(buf: bytes, pos: int) -> tuple[TransactionLogKey, int]:
-    key = TransactionLogKey.__new__(TransactionLogKey)
+    key = blank_instance(TransactionLogKey)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -191,7 +191,7 @@ class TransactionLogValue(GeneratedStruct):
 # --- PartitionsSchema, version 0 ---
 
 def _read_PartitionsSchema_v0(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
-    schema = PartitionsSchema.__new__(PartitionsSchema)
+    schema = blank_instance(PartitionsSchema)
     field = ""
     index = 0
     try:
@@ -244,7 +244,7 @@ def _size_PartitionsSchema_v0(schema: PartitionsSchema) -> int:
 # --- PartitionsSchema, version 1 (flexible) ---
 
 def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
-    schema = PartitionsSchema.__new__(PartitionsSchema)
+    schema = blank_instance(PartitionsSchema)
     field = ""
     index = 0
     size = len(buf)
@@ -260,7 +260,8 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
         partition_ids_n = buf[pos] - 1
         partition_ids_end = pos + 1 + partition_ids_n * 4
         if 0 <= partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
-            schema.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                schema.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_ids_end
         else:
             partition_ids_n, pos = _w.read_count(buf, pos, True)
@@ -329,7 +330,7 @@ def _size_PartitionsSchema_v1(schema: PartitionsSchema) -> int:
 # --- TransactionLogValue, version 0 ---
 
 def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
-    value = TransactionLogValue.__new__(TransactionLogValue)
+    value = blank_instance(TransactionLogValue)
     value.previous_producer_id = -1
     value.next_producer_id = -1
     value.next_producer_epoch = -1
@@ -345,11 +346,28 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
         transaction_partitions_n, pos = _w.read_count(buf, pos, False)
         if transaction_partitions_n < 0:
             value.transaction_partitions = None
+        elif transaction_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
-            for index in range(transaction_partitions_n):
-                transaction_partitions_item, pos = _read_PartitionsSchema_v0(buf, pos)
+            for transaction_partitions_index in range(transaction_partitions_n):
+                try:
+                    transaction_partitions_item = blank_instance(PartitionsSchema)
+                    field = "topic"
+                    transaction_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_ids"
+                    partition_ids_n, pos = _w.read_count(buf, pos, False)
+                    if partition_ids_n < 0:
+                        raise DecodeError("non-nullable field partition_ids was null", offset=pos)
+                    else:
+                        transaction_partitions_item.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
+                    transaction_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "transaction_partitions[]", transaction_partitions_index
+                    raise failure from None
                 transaction_partitions_items.append(transaction_partitions_item)
+            field, index = "transaction_partitions[]", transaction_partitions_index  # as the last call would have left them
             value.transaction_partitions = transaction_partitions_items
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)
@@ -404,7 +422,7 @@ def _size_TransactionLogValue_v0(value: TransactionLogValue) -> int:
 # --- TransactionLogValue, version 1 (flexible) ---
 
 def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
-    value = TransactionLogValue.__new__(TransactionLogValue)
+    value = blank_instance(TransactionLogValue)
     value.previous_producer_id = -1
     value.next_producer_id = -1
     value.client_transaction_version = 0
@@ -425,11 +443,45 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
             transaction_partitions_n, pos = _w.read_count(buf, pos, True)
         if transaction_partitions_n < 0:
             value.transaction_partitions = None
+        elif transaction_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
-            for index in range(transaction_partitions_n):
-                transaction_partitions_item, pos = _read_PartitionsSchema_v1(buf, pos)
+            for transaction_partitions_index in range(transaction_partitions_n):
+                try:
+                    transaction_partitions_item = blank_instance(PartitionsSchema)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        transaction_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        transaction_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_ids"
+                    partition_ids_n = buf[pos] - 1
+                    partition_ids_end = pos + 1 + partition_ids_n * 4
+                    if 0 <= partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
+                        if partition_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            transaction_partitions_item.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_ids_end
+                    else:
+                        partition_ids_n, pos = _w.read_count(buf, pos, True)
+                        if partition_ids_n < 0:
+                            raise DecodeError("non-nullable field partition_ids was null", offset=pos)
+                        else:
+                            transaction_partitions_item.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        transaction_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        transaction_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "transaction_partitions[]", transaction_partitions_index
+                    raise failure from None
                 transaction_partitions_items.append(transaction_partitions_item)
+            field, index = "transaction_partitions[]", transaction_partitions_index  # as the last call would have left them
             value.transaction_partitions = transaction_partitions_items
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)

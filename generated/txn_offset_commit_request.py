@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -219,7 +219,7 @@ class TxnOffsetCommitRequest(GeneratedStruct):
 # --- TxnOffsetCommitRequestPartition, versions 0-1 ---
 
 def _read_TxnOffsetCommitRequestPartition_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
-    partition = TxnOffsetCommitRequestPartition.__new__(TxnOffsetCommitRequestPartition)
+    partition = blank_instance(TxnOffsetCommitRequestPartition)
     partition.committed_leader_epoch = -1
     field = ""
     index = 0
@@ -257,7 +257,7 @@ def _size_TxnOffsetCommitRequestPartition_v0_1(partition: TxnOffsetCommitRequest
 # --- TxnOffsetCommitRequestPartition, version 2 ---
 
 def _read_TxnOffsetCommitRequestPartition_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
-    partition = TxnOffsetCommitRequestPartition.__new__(TxnOffsetCommitRequestPartition)
+    partition = blank_instance(TxnOffsetCommitRequestPartition)
     field = ""
     index = 0
     try:
@@ -294,7 +294,7 @@ def _size_TxnOffsetCommitRequestPartition_v2(partition: TxnOffsetCommitRequestPa
 # --- TxnOffsetCommitRequestPartition, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitRequestPartition_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
-    partition = TxnOffsetCommitRequestPartition.__new__(TxnOffsetCommitRequestPartition)
+    partition = blank_instance(TxnOffsetCommitRequestPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -349,7 +349,7 @@ def _size_TxnOffsetCommitRequestPartition_v3_5(partition: TxnOffsetCommitRequest
 # --- TxnOffsetCommitRequestTopic, versions 0-1 ---
 
 def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
-    topic = TxnOffsetCommitRequestTopic.__new__(TxnOffsetCommitRequestTopic)
+    topic = blank_instance(TxnOffsetCommitRequestTopic)
     field = ""
     index = 0
     try:
@@ -360,11 +360,26 @@ def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOff
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v0_1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                    partitions_item.committed_leader_epoch = -1
+                    field = "partition_index, committed_offset"
+                    partitions_item.partition_index, partitions_item.committed_offset = _unpack_TxnOffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                    pos += 12
+                    field = "committed_metadata"
+                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -409,7 +424,7 @@ def _size_TxnOffsetCommitRequestTopic_v0_1(topic: TxnOffsetCommitRequestTopic) -
 # --- TxnOffsetCommitRequestTopic, version 2 ---
 
 def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
-    topic = TxnOffsetCommitRequestTopic.__new__(TxnOffsetCommitRequestTopic)
+    topic = blank_instance(TxnOffsetCommitRequestTopic)
     field = ""
     index = 0
     try:
@@ -420,11 +435,25 @@ def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v2(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -469,7 +498,7 @@ def _size_TxnOffsetCommitRequestTopic_v2(topic: TxnOffsetCommitRequestTopic) -> 
 # --- TxnOffsetCommitRequestTopic, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
-    topic = TxnOffsetCommitRequestTopic.__new__(TxnOffsetCommitRequestTopic)
+    topic = blank_instance(TxnOffsetCommitRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -490,11 +519,35 @@ def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOff
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_TxnOffsetCommitRequestPartition_v3_5(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    committed_metadata_end = pos + buf[pos]
+                    if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                        partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                        pos = committed_metadata_end
+                    else:
+                        partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -560,7 +613,7 @@ def _size_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic) -
 # --- TxnOffsetCommitRequest, versions 0-1 ---
 
 def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
-    request = TxnOffsetCommitRequest.__new__(TxnOffsetCommitRequest)
+    request = blank_instance(TxnOffsetCommitRequest)
     request.generation_id = -1
     request.member_id = ''
     request.group_instance_id = None
@@ -579,11 +632,48 @@ def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v0_1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TxnOffsetCommitRequestTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[TxnOffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                                partitions_item.committed_leader_epoch = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_TxnOffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -641,7 +731,7 @@ def _size_TxnOffsetCommitRequest_v0_1(request: TxnOffsetCommitRequest) -> int:
 # --- TxnOffsetCommitRequest, version 2 ---
 
 def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
-    request = TxnOffsetCommitRequest.__new__(TxnOffsetCommitRequest)
+    request = blank_instance(TxnOffsetCommitRequest)
     request.generation_id = -1
     request.member_id = ''
     request.group_instance_id = None
@@ -660,11 +750,47 @@ def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetComm
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TxnOffsetCommitRequestTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[TxnOffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -722,7 +848,7 @@ def _size_TxnOffsetCommitRequest_v2(request: TxnOffsetCommitRequest) -> int:
 # --- TxnOffsetCommitRequest, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
-    request = TxnOffsetCommitRequest.__new__(TxnOffsetCommitRequest)
+    request = blank_instance(TxnOffsetCommitRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -767,11 +893,71 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitRequestTopic_v3_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TxnOffsetCommitRequestTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[TxnOffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                committed_metadata_end = pos + buf[pos]
+                                if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                    pos = committed_metadata_end
+                                else:
+                                    partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

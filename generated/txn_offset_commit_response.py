@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -170,7 +170,7 @@ class TxnOffsetCommitResponse(GeneratedStruct):
 # --- TxnOffsetCommitResponsePartition, versions 0-2 ---
 
 def _read_TxnOffsetCommitResponsePartition_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
-    partition = TxnOffsetCommitResponsePartition.__new__(TxnOffsetCommitResponsePartition)
+    partition = blank_instance(TxnOffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -202,7 +202,7 @@ def _size_TxnOffsetCommitResponsePartition_v0_2(partition: TxnOffsetCommitRespon
 # --- TxnOffsetCommitResponsePartition, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitResponsePartition_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
-    partition = TxnOffsetCommitResponsePartition.__new__(TxnOffsetCommitResponsePartition)
+    partition = blank_instance(TxnOffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -246,7 +246,7 @@ def _size_TxnOffsetCommitResponsePartition_v3_5(partition: TxnOffsetCommitRespon
 # --- TxnOffsetCommitResponseTopic, versions 0-2 ---
 
 def _read_TxnOffsetCommitResponseTopic_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
-    topic = TxnOffsetCommitResponseTopic.__new__(TxnOffsetCommitResponseTopic)
+    topic = blank_instance(TxnOffsetCommitResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -258,6 +258,8 @@ def _read_TxnOffsetCommitResponseTopic_v0_2(buf: bytes, pos: int) -> tuple[TxnOf
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[TxnOffsetCommitResponsePartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -265,7 +267,7 @@ def _read_TxnOffsetCommitResponseTopic_v0_2(buf: bytes, pos: int) -> tuple[TxnOf
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 6:
                 for partitions_row in _rows_TxnOffsetCommitResponsePartition_v0_2(partitions_rows):
-                    partitions_item = TxnOffsetCommitResponsePartition.__new__(TxnOffsetCommitResponsePartition)
+                    partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -318,7 +320,7 @@ def _size_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic)
 # --- TxnOffsetCommitResponseTopic, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
-    topic = TxnOffsetCommitResponseTopic.__new__(TxnOffsetCommitResponseTopic)
+    topic = blank_instance(TxnOffsetCommitResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -339,6 +341,8 @@ def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOf
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[TxnOffsetCommitResponsePartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -346,7 +350,7 @@ def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOf
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _rows_TxnOffsetCommitResponsePartition_v3_5(partitions_rows):
-                    partitions_item = TxnOffsetCommitResponsePartition.__new__(TxnOffsetCommitResponsePartition)
+                    partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -420,9 +424,10 @@ def _size_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic)
 # --- TxnOffsetCommitResponse, versions 0-2 ---
 
 def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponse, int]:
-    response = TxnOffsetCommitResponse.__new__(TxnOffsetCommitResponse)
+    response = blank_instance(TxnOffsetCommitResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_TxnOffsetCommitResponse_throttle_time_ms(buf, pos)
@@ -432,11 +437,46 @@ def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetC
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TxnOffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitResponseTopic_v0_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TxnOffsetCommitResponseTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[TxnOffsetCommitResponsePartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 6
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 6:
+                            for partitions_row in _rows_TxnOffsetCommitResponsePartition_v0_2(partitions_rows):
+                                partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v0_2(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -478,7 +518,7 @@ def _size_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse) -> int
 # --- TxnOffsetCommitResponse, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponse, int]:
-    response = TxnOffsetCommitResponse.__new__(TxnOffsetCommitResponse)
+    response = blank_instance(TxnOffsetCommitResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -495,11 +535,60 @@ def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetC
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TxnOffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TxnOffsetCommitResponseTopic_v3_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TxnOffsetCommitResponseTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[TxnOffsetCommitResponsePartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 7
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                            for partitions_row in _rows_TxnOffsetCommitResponsePartition_v3_5(partitions_rows):
+                                partitions_item = blank_instance(TxnOffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_TxnOffsetCommitResponsePartition_v3_5(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

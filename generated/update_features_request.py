@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -144,7 +144,7 @@ class UpdateFeaturesRequest(GeneratedStruct):
 # --- FeatureUpdateKey, version 0 (flexible) ---
 
 def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
-    key = FeatureUpdateKey.__new__(FeatureUpdateKey)
+    key = blank_instance(FeatureUpdateKey)
     key.upgrade_type = 1
     field = ""
     index = 0
@@ -209,7 +209,7 @@ def _size_FeatureUpdateKey_v0(key: FeatureUpdateKey) -> int:
 # --- FeatureUpdateKey, versions 1-2 (flexible) ---
 
 def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
-    key = FeatureUpdateKey.__new__(FeatureUpdateKey)
+    key = blank_instance(FeatureUpdateKey)
     key.allow_downgrade = False
     field = ""
     index = 0
@@ -274,7 +274,7 @@ def _size_FeatureUpdateKey_v1_2(key: FeatureUpdateKey) -> int:
 # --- UpdateFeaturesRequest, version 0 (flexible) ---
 
 def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    request = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
+    request = blank_instance(UpdateFeaturesRequest)
     request.validate_only = False
     field = ""
     index = 0
@@ -292,11 +292,36 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
             feature_updates_n, pos = _w.read_count(buf, pos, True)
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+        elif feature_updates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-            for index in range(feature_updates_n):
-                feature_updates_item, pos = _read_FeatureUpdateKey_v0(buf, pos)
+            for feature_updates_index in range(feature_updates_n):
+                try:
+                    feature_updates_item = blank_instance(FeatureUpdateKey)
+                    feature_updates_item.upgrade_type = 1
+                    field = "feature"
+                    feature_end = pos + buf[pos]
+                    if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
+                        feature_updates_item.feature = buf[pos + 1:feature_end].decode()
+                        pos = feature_end
+                    else:
+                        feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "max_version_level, allow_downgrade"
+                    feature_updates_item.max_version_level, feature_updates_item.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
+                    pos += 3
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        feature_updates_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "feature_updates[]", feature_updates_index
+                    raise failure from None
                 feature_updates_items.append(feature_updates_item)
+            field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
             request.feature_updates = feature_updates_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -356,7 +381,7 @@ def _size_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest) -> int:
 # --- UpdateFeaturesRequest, versions 1-2 (flexible) ---
 
 def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    request = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
+    request = blank_instance(UpdateFeaturesRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -373,11 +398,36 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
             feature_updates_n, pos = _w.read_count(buf, pos, True)
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+        elif feature_updates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-            for index in range(feature_updates_n):
-                feature_updates_item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
+            for feature_updates_index in range(feature_updates_n):
+                try:
+                    feature_updates_item = blank_instance(FeatureUpdateKey)
+                    feature_updates_item.allow_downgrade = False
+                    field = "feature"
+                    feature_end = pos + buf[pos]
+                    if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
+                        feature_updates_item.feature = buf[pos + 1:feature_end].decode()
+                        pos = feature_end
+                    else:
+                        feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "max_version_level, upgrade_type"
+                    feature_updates_item.max_version_level, feature_updates_item.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
+                    pos += 3
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        feature_updates_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "feature_updates[]", feature_updates_index
+                    raise failure from None
                 feature_updates_items.append(feature_updates_item)
+            field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
             request.feature_updates = feature_updates_items
         field = "validate_only"
         (request.validate_only,) = _unpack_UpdateFeaturesRequest_validate_only(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -142,7 +142,7 @@ class UpdateFeaturesResponse(GeneratedStruct):
 # --- UpdatableFeatureResult, versions 0-1 (flexible) ---
 
 def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFeatureResult, int]:
-    result = UpdatableFeatureResult.__new__(UpdatableFeatureResult)
+    result = blank_instance(UpdatableFeatureResult)
     field = ""
     index = 0
     size = len(buf)
@@ -214,7 +214,7 @@ def _size_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult) -> int:
 # --- UpdateFeaturesResponse, versions 0-1 (flexible) ---
 
 def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    response = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
+    response = blank_instance(UpdateFeaturesResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -238,11 +238,42 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: KeyedList[UpdatableFeatureResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(UpdatableFeatureResult)
+                    field = "feature"
+                    feature_end = pos + buf[pos]
+                    if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
+                        results_item.feature = buf[pos + 1:feature_end].decode()
+                        pos = feature_end
+                    else:
+                        results_item.feature, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_UpdatableFeatureResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        results_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -303,7 +334,7 @@ def _size_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse) -> int:
 # --- UpdateFeaturesResponse, version 2 (flexible) ---
 
 def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    response = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
+    response = blank_instance(UpdateFeaturesResponse)
     field = ""
     index = 0
     size = len(buf)

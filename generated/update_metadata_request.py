@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -394,7 +394,7 @@ class UpdateMetadataRequest(GeneratedStruct):
 # --- UpdateMetadataPartitionState, versions 0-3 ---
 
 def _read_UpdateMetadataPartitionState_v0_3(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     field = ""
     index = 0
     try:
@@ -476,7 +476,7 @@ def _size_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState)
 # --- UpdateMetadataPartitionState, version 4 ---
 
 def _read_UpdateMetadataPartitionState_v4(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     field = ""
     index = 0
     try:
@@ -577,7 +577,7 @@ def _size_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState) -
 # --- UpdateMetadataPartitionState, version 5 ---
 
 def _read_UpdateMetadataPartitionState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     state.topic_name = ''
     field = ""
     index = 0
@@ -672,7 +672,7 @@ def _size_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState) -
 # --- UpdateMetadataPartitionState, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     state.topic_name = ''
     field = ""
     index = 0
@@ -685,7 +685,8 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -700,7 +701,8 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -712,7 +714,8 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         offline_replicas_n = buf[pos] - 1
         offline_replicas_end = pos + 1 + offline_replicas_n * 4
         if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            state.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -807,7 +810,7 @@ def _size_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState)
 # --- UpdateMetadataTopicState, version 5 ---
 
 def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
-    state = UpdateMetadataTopicState.__new__(UpdateMetadataTopicState)
+    state = blank_instance(UpdateMetadataTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -819,11 +822,45 @@ def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetad
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v5(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -868,7 +905,7 @@ def _size_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState) -> int:
 # --- UpdateMetadataTopicState, version 6 (flexible) ---
 
 def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
-    state = UpdateMetadataTopicState.__new__(UpdateMetadataTopicState)
+    state = blank_instance(UpdateMetadataTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -890,11 +927,71 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -960,7 +1057,7 @@ def _size_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState) -> int:
 # --- UpdateMetadataTopicState, versions 7-8 (flexible) ---
 
 def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
-    state = UpdateMetadataTopicState.__new__(UpdateMetadataTopicState)
+    state = blank_instance(UpdateMetadataTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -983,11 +1080,71 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1056,7 +1213,7 @@ def _size_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState) -> int:
 # --- UpdateMetadataEndpoint, versions 1-2 ---
 
 def _read_UpdateMetadataEndpoint_v1_2(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
-    endpoint = UpdateMetadataEndpoint.__new__(UpdateMetadataEndpoint)
+    endpoint = blank_instance(UpdateMetadataEndpoint)
     endpoint.listener = ''
     field = ""
     index = 0
@@ -1101,7 +1258,7 @@ def _size_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint) -> int:
 # --- UpdateMetadataEndpoint, versions 3-5 ---
 
 def _read_UpdateMetadataEndpoint_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
-    endpoint = UpdateMetadataEndpoint.__new__(UpdateMetadataEndpoint)
+    endpoint = blank_instance(UpdateMetadataEndpoint)
     field = ""
     index = 0
     try:
@@ -1152,7 +1309,7 @@ def _size_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint) -> int:
 # --- UpdateMetadataEndpoint, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
-    endpoint = UpdateMetadataEndpoint.__new__(UpdateMetadataEndpoint)
+    endpoint = blank_instance(UpdateMetadataEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -1236,7 +1393,7 @@ def _size_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint) -> int:
 # --- UpdateMetadataBroker, version 0 ---
 
 def _read_UpdateMetadataBroker_v0(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.rack = ''
     field = ""
     index = 0
@@ -1281,7 +1438,7 @@ def _size_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, version 1 ---
 
 def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     broker.rack = ''
@@ -1296,11 +1453,29 @@ def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    endpoints_item.listener = ''
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    endpoints_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         broker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1342,7 +1517,7 @@ def _size_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, version 2 ---
 
 def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     field = ""
@@ -1356,11 +1531,29 @@ def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    endpoints_item.listener = ''
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    endpoints_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         broker.rack, pos = _w.read_string(buf, pos)
@@ -1407,7 +1600,7 @@ def _size_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, versions 3-5 ---
 
 def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     field = ""
@@ -1421,11 +1614,30 @@ def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadat
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v3_5(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "listener"
+                    endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    endpoints_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         broker.rack, pos = _w.read_string(buf, pos)
@@ -1472,7 +1684,7 @@ def _size_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     field = ""
@@ -1491,11 +1703,45 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
             endpoints_n, pos = _w.read_count(buf, pos, True)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v6_8(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        endpoints_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "listener"
+                    listener_end = pos + buf[pos]
+                    if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                        endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                        pos = listener_end
+                    else:
+                        endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        endpoints_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -1563,7 +1809,7 @@ def _size_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataRequest, version 0 ---
 
 def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1578,22 +1824,69 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v0(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.rack = ''
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "v0_host"
+                    live_brokers_item.v0_host, pos = _w.read_string_nn(buf, pos)
+                    field = "v0_port"
+                    (live_brokers_item.v0_port,) = _unpack_UpdateMetadataBroker_v0_port(buf, pos)
+                    pos += 4
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1656,7 +1949,7 @@ def _size_UpdateMetadataRequest_v0(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 1 ---
 
 def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1671,22 +1964,95 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v1(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    live_brokers_item.rack = ''
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                endpoints_item.listener = ''
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1749,7 +2115,7 @@ def _size_UpdateMetadataRequest_v1(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 2 ---
 
 def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1764,22 +2130,96 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v2(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                endpoints_item.listener = ''
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1842,7 +2282,7 @@ def _size_UpdateMetadataRequest_v2(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 3 ---
 
 def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1857,22 +2297,97 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "listener"
+                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1935,7 +2450,7 @@ def _size_UpdateMetadataRequest_v3(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 4 ---
 
 def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1950,22 +2465,103 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v4(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "listener"
+                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2028,7 +2624,7 @@ def _size_UpdateMetadataRequest_v4(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 5 ---
 
 def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -2042,22 +2638,125 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v5(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n, pos = _w.read_count(buf, pos, False)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n, pos = _w.read_count(buf, pos, False)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n, pos = _w.read_count(buf, pos, False)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partition_states_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    topic_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "listener"
+                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2120,7 +2819,7 @@ def _size_UpdateMetadataRequest_v5(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 6 (flexible) ---
 
 def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -2139,11 +2838,108 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v6(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2154,11 +2950,86 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n = buf[pos] - 1
+                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "listener"
+                                listener_end = pos + buf[pos]
+                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                    pos = listener_end
+                                else:
+                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2241,7 +3112,7 @@ def _size_UpdateMetadataRequest_v6(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 7 (flexible) ---
 
 def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -2260,11 +3131,109 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2275,11 +3244,86 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n = buf[pos] - 1
+                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "listener"
+                                listener_end = pos + buf[pos]
+                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                    pos = listener_end
+                                else:
+                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2362,7 +3406,7 @@ def _size_UpdateMetadataRequest_v7(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 8 (flexible) ---
 
 def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.type = 0
     field = ""
     index = 0
@@ -2380,11 +3424,109 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2395,11 +3537,86 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n = buf[pos] - 1
+                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "listener"
+                                listener_end = pos + buf[pos]
+                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                    pos = listener_end
+                                else:
+                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -70,7 +70,7 @@ class UpdateMetadataResponse(GeneratedStruct):
 # --- UpdateMetadataResponse, versions 0-5 ---
 
 def _read_UpdateMetadataResponse_v0_5(buf: bytes, pos: int) -> tuple[UpdateMetadataResponse, int]:
-    response = UpdateMetadataResponse.__new__(UpdateMetadataResponse)
+    response = blank_instance(UpdateMetadataResponse)
     field = ""
     index = 0
     try:
@@ -102,7 +102,7 @@ def _size_UpdateMetadataResponse_v0_5(response: UpdateMetadataResponse) -> int:
 # --- UpdateMetadataResponse, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataResponse_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataResponse, int]:
-    response = UpdateMetadataResponse.__new__(UpdateMetadataResponse)
+    response = blank_instance(UpdateMetadataResponse)
     field = ""
     index = 0
     try:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -202,7 +202,7 @@ class UpdateRaftVoterRequest(GeneratedStruct):
 # --- Listener, version 0 (flexible) ---
 
 def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
-    listener = Listener.__new__(Listener)
+    listener = blank_instance(Listener)
     field = ""
     index = 0
     size = len(buf)
@@ -281,7 +281,7 @@ def _size_Listener_v0(listener: Listener) -> int:
 # --- KRaftVersionFeature, version 0 (flexible) ---
 
 def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeature, int]:
-    feature = KRaftVersionFeature.__new__(KRaftVersionFeature)
+    feature = blank_instance(KRaftVersionFeature)
     field = ""
     index = 0
     try:
@@ -325,7 +325,7 @@ def _size_KRaftVersionFeature_v0(feature: KRaftVersionFeature) -> int:
 # --- UpdateRaftVoterRequest, version 0 (flexible) ---
 
 def _read_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest, int]:
-    request = UpdateRaftVoterRequest.__new__(UpdateRaftVoterRequest)
+    request = blank_instance(UpdateRaftVoterRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -351,11 +351,42 @@ def _read_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVot
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
-            for index in range(listeners_n):
-                listeners_item, pos = _read_Listener_v0(buf, pos)
+            for listeners_index in range(listeners_n):
+                try:
+                    listeners_item = blank_instance(Listener)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        listeners_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        listeners_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (listeners_item.port,) = _unpack_Listener_port(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        listeners_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "listeners[]", listeners_index
+                    raise failure from None
                 listeners_items.append(listeners_item)
+            field, index = "listeners[]", listeners_index  # as the last call would have left them
             request.listeners = listeners_items
         field = "kraft_version_feature"
         request.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -143,7 +143,7 @@ class UpdateRaftVoterResponse(GeneratedStruct):
 # --- CurrentLeader, version 0 (flexible) ---
 
 def _read_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[CurrentLeader, int]:
-    leader = CurrentLeader.__new__(CurrentLeader)
+    leader = blank_instance(CurrentLeader)
     field = ""
     index = 0
     size = len(buf)
@@ -210,7 +210,7 @@ def _size_CurrentLeader_v0(leader: CurrentLeader) -> int:
 # --- UpdateRaftVoterResponse, version 0 (flexible) ---
 
 def _read_UpdateRaftVoterResponse_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterResponse, int]:
-    response = UpdateRaftVoterResponse.__new__(UpdateRaftVoterResponse)
+    response = blank_instance(UpdateRaftVoterResponse)
     field = ""
     index = 0
     try:

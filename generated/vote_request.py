@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -218,7 +218,7 @@ class VoteRequest(GeneratedStruct):
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.replica_directory_id = _ZERO_UUID
     data.voter_directory_id = _ZERO_UUID
     data.pre_vote = False
@@ -267,7 +267,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.pre_vote = False
     field = ""
     index = 0
@@ -329,7 +329,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- PartitionData, version 2 (flexible) ---
 
 def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -388,7 +388,7 @@ def _size_PartitionData_v2(data: PartitionData) -> int:
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -409,11 +409,31 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.voter_directory_id = _ZERO_UUID
+                    partitions_item.pre_vote = False
+                    field = "partition_index, replica_epoch, replica_id, last_offset_epoch, last_offset"
+                    partitions_item.partition_index, partitions_item.replica_epoch, partitions_item.replica_id, partitions_item.last_offset_epoch, partitions_item.last_offset = _unpack_PartitionData_partition_index_to_last_offset(buf, pos)
+                    pos += 24
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -479,7 +499,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -500,11 +520,36 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.pre_vote = False
+                    field = "partition_index, replica_epoch, replica_id"
+                    partitions_item.partition_index, partitions_item.replica_epoch, partitions_item.replica_id = _unpack_PartitionData_partition_index_to_replica_id(buf, pos)
+                    pos += 12
+                    field = "replica_directory_id"
+                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "voter_directory_id"
+                    partitions_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "last_offset_epoch, last_offset"
+                    partitions_item.last_offset_epoch, partitions_item.last_offset = _unpack_PartitionData_last_offset_epoch_last_offset(buf, pos)
+                    pos += 12
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -570,7 +615,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- TopicData, version 2 (flexible) ---
 
 def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -591,11 +636,35 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v2(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition_index, replica_epoch, replica_id"
+                    partitions_item.partition_index, partitions_item.replica_epoch, partitions_item.replica_id = _unpack_PartitionData_partition_index_to_replica_id(buf, pos)
+                    pos += 12
+                    field = "replica_directory_id"
+                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "voter_directory_id"
+                    partitions_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "last_offset_epoch, last_offset, pre_vote"
+                    partitions_item.last_offset_epoch, partitions_item.last_offset, partitions_item.pre_vote = _unpack_PartitionData_last_offset_epoch_to_pre_vote(buf, pos)
+                    pos += 13
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -661,7 +730,7 @@ def _size_TopicData_v2(data: TopicData) -> int:
 # --- VoteRequest, version 0 (flexible) ---
 
 def _read_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = VoteRequest.__new__(VoteRequest)
+    request = blank_instance(VoteRequest)
     request.voter_id = -1
     field = ""
     index = 0
@@ -683,11 +752,67 @@ def _read_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicData)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.voter_directory_id = _ZERO_UUID
+                                partitions_item.pre_vote = False
+                                field = "partition_index, replica_epoch, replica_id, last_offset_epoch, last_offset"
+                                partitions_item.partition_index, partitions_item.replica_epoch, partitions_item.replica_id, partitions_item.last_offset_epoch, partitions_item.last_offset = _unpack_PartitionData_partition_index_to_last_offset(buf, pos)
+                                pos += 24
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -746,7 +871,7 @@ def _size_VoteRequest_v0(request: VoteRequest) -> int:
 # --- VoteRequest, version 1 (flexible) ---
 
 def _read_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = VoteRequest.__new__(VoteRequest)
+    request = blank_instance(VoteRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -770,11 +895,72 @@ def _read_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicData)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                partitions_item.pre_vote = False
+                                field = "partition_index, replica_epoch, replica_id"
+                                partitions_item.partition_index, partitions_item.replica_epoch, partitions_item.replica_id = _unpack_PartitionData_partition_index_to_replica_id(buf, pos)
+                                pos += 12
+                                field = "replica_directory_id"
+                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                field = "voter_directory_id"
+                                partitions_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                                field = "last_offset_epoch, last_offset"
+                                partitions_item.last_offset_epoch, partitions_item.last_offset = _unpack_PartitionData_last_offset_epoch_last_offset(buf, pos)
+                                pos += 12
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -835,7 +1021,7 @@ def _size_VoteRequest_v1(request: VoteRequest) -> int:
 # --- VoteRequest, version 2 (flexible) ---
 
 def _read_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = VoteRequest.__new__(VoteRequest)
+    request = blank_instance(VoteRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -859,11 +1045,71 @@ def _read_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_TopicData_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(TopicData)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition_index, replica_epoch, replica_id"
+                                partitions_item.partition_index, partitions_item.replica_epoch, partitions_item.replica_id = _unpack_PartitionData_partition_index_to_replica_id(buf, pos)
+                                pos += 12
+                                field = "replica_directory_id"
+                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                field = "voter_directory_id"
+                                partitions_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                                field = "last_offset_epoch, last_offset, pre_vote"
+                                partitions_item.last_offset_epoch, partitions_item.last_offset, partitions_item.pre_vote = _unpack_PartitionData_last_offset_epoch_to_pre_vote(buf, pos)
+                                pos += 13
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

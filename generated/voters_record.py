@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -237,7 +237,7 @@ class VotersRecord(GeneratedStruct):
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -316,7 +316,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- KRaftVersionFeature, version 0 (flexible) ---
 
 def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeature, int]:
-    feature = KRaftVersionFeature.__new__(KRaftVersionFeature)
+    feature = blank_instance(KRaftVersionFeature)
     field = ""
     index = 0
     try:
@@ -360,7 +360,7 @@ def _size_KRaftVersionFeature_v0(feature: KRaftVersionFeature) -> int:
 # --- Voter, version 0 (flexible) ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = Voter.__new__(Voter)
+    voter = blank_instance(Voter)
     field = ""
     index = 0
     size = len(buf)
@@ -379,11 +379,42 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
             endpoints_n, pos = _w.read_count(buf, pos, True)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: KeyedList[Endpoint] = KeyedList()
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_Endpoint_v0(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(Endpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        endpoints_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        endpoints_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        endpoints_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             voter.endpoints = endpoints_items
         field = "kraft_version_feature"
         voter.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
@@ -451,7 +482,7 @@ def _size_Voter_v0(voter: Voter) -> int:
 # --- VotersRecord, version 0 (flexible) ---
 
 def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
-    record = VotersRecord.__new__(VotersRecord)
+    record = blank_instance(VotersRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -468,11 +499,78 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v0(buf, pos)
+            for voters_index in range(voters_n):
+                try:
+                    voters_item = blank_instance(Voter)
+                    field = "voter_id"
+                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "voter_directory_id"
+                    voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n = buf[pos] - 1
+                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        endpoints_items: KeyedList[Endpoint] = KeyedList()
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(Endpoint)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    endpoints_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        voters_item.endpoints = endpoints_items
+                    field = "kraft_version_feature"
+                    voters_item.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "voters[]", voters_index
+                    raise failure from None
                 voters_items.append(voters_item)
+            field, index = "voters[]", voters_index  # as the last call would have left them
             record.voters = voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -255,7 +255,7 @@ class WriteShareGroupStateRequest(GeneratedStruct):
 # --- StateBatch, versions 0-1 (flexible) ---
 
 def _read_StateBatch_v0_1(buf: bytes, pos: int) -> tuple[StateBatch, int]:
-    batch = StateBatch.__new__(StateBatch)
+    batch = blank_instance(StateBatch)
     field = ""
     index = 0
     try:
@@ -299,7 +299,7 @@ def _size_StateBatch_v0_1(batch: StateBatch) -> int:
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.delivery_complete_count = -1
     field = ""
     index = 0
@@ -317,6 +317,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -324,7 +326,7 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_rows = buf[pos:state_batches_end]
             if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
                 for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                    state_batches_item = StateBatch.__new__(StateBatch)
+                    state_batches_item = blank_instance(StateBatch)
                     state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
                     state_batches_item.unknown_tagged_fields = ()
                     state_batches_items.append(state_batches_item)
@@ -390,7 +392,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -407,6 +409,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -414,7 +418,7 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_rows = buf[pos:state_batches_end]
             if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
                 for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                    state_batches_item = StateBatch.__new__(StateBatch)
+                    state_batches_item = blank_instance(StateBatch)
                     state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
                     state_batches_item.unknown_tagged_fields = ()
                     state_batches_items.append(state_batches_item)
@@ -480,7 +484,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- WriteStateData, version 0 (flexible) ---
 
 def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
-    data = WriteStateData.__new__(WriteStateData)
+    data = blank_instance(WriteStateData)
     field = ""
     index = 0
     size = len(buf)
@@ -496,11 +500,57 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    partitions_item.delivery_complete_count = -1
+                    field = "partition, state_epoch, leader_epoch, start_offset"
+                    partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
+                    pos += 20
+                    field = "state_batches[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    state_batches_n = buf[pos] - 1
+                    if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        state_batches_n, pos = _w.read_count(buf, pos, True)
+                    if state_batches_n < 0:
+                        raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                    elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        state_batches_items: list[StateBatch] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        state_batches_end = pos + state_batches_n * 20
+                        state_batches_rows = buf[pos:state_batches_end]
+                        if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                            for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                state_batches_item = blank_instance(StateBatch)
+                                state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                state_batches_item.unknown_tagged_fields = ()
+                                state_batches_items.append(state_batches_item)
+                            pos = state_batches_end
+                        else:
+                            for index in range(state_batches_n):
+                                state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                state_batches_items.append(state_batches_item)
+                        partitions_item.state_batches = state_batches_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -559,7 +609,7 @@ def _size_WriteStateData_v0(data: WriteStateData) -> int:
 # --- WriteStateData, version 1 (flexible) ---
 
 def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
-    data = WriteStateData.__new__(WriteStateData)
+    data = blank_instance(WriteStateData)
     field = ""
     index = 0
     size = len(buf)
@@ -575,11 +625,56 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_PartitionData_v1(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(PartitionData)
+                    field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
+                    partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
+                    pos += 24
+                    field = "state_batches[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    state_batches_n = buf[pos] - 1
+                    if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        state_batches_n, pos = _w.read_count(buf, pos, True)
+                    if state_batches_n < 0:
+                        raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                    elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        state_batches_items: list[StateBatch] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        state_batches_end = pos + state_batches_n * 20
+                        state_batches_rows = buf[pos:state_batches_end]
+                        if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                            for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                state_batches_item = blank_instance(StateBatch)
+                                state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                state_batches_item.unknown_tagged_fields = ()
+                                state_batches_items.append(state_batches_item)
+                            pos = state_batches_end
+                        else:
+                            for index in range(state_batches_n):
+                                state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                state_batches_items.append(state_batches_item)
+                        partitions_item.state_batches = state_batches_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -638,7 +733,7 @@ def _size_WriteStateData_v1(data: WriteStateData) -> int:
 # --- WriteShareGroupStateRequest, version 0 (flexible) ---
 
 def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteShareGroupStateRequest, int]:
-    request = WriteShareGroupStateRequest.__new__(WriteShareGroupStateRequest)
+    request = blank_instance(WriteShareGroupStateRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -659,11 +754,88 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WriteStateData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WriteStateData_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(WriteStateData)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                partitions_item.delivery_complete_count = -1
+                                field = "partition, state_epoch, leader_epoch, start_offset"
+                                partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
+                                pos += 20
+                                field = "state_batches[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                state_batches_n = buf[pos] - 1
+                                if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    state_batches_n, pos = _w.read_count(buf, pos, True)
+                                if state_batches_n < 0:
+                                    raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                                elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    state_batches_items: list[StateBatch] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    state_batches_end = pos + state_batches_n * 20
+                                    state_batches_rows = buf[pos:state_batches_end]
+                                    if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                                        for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                            state_batches_item = blank_instance(StateBatch)
+                                            state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                            state_batches_item.unknown_tagged_fields = ()
+                                            state_batches_items.append(state_batches_item)
+                                        pos = state_batches_end
+                                    else:
+                                        for index in range(state_batches_n):
+                                            state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                            state_batches_items.append(state_batches_item)
+                                    partitions_item.state_batches = state_batches_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -729,7 +901,7 @@ def _size_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest) -
 # --- WriteShareGroupStateRequest, version 1 (flexible) ---
 
 def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteShareGroupStateRequest, int]:
-    request = WriteShareGroupStateRequest.__new__(WriteShareGroupStateRequest)
+    request = blank_instance(WriteShareGroupStateRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -750,11 +922,87 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WriteStateData] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WriteStateData_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(WriteStateData)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[PartitionData] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(PartitionData)
+                                field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
+                                partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
+                                pos += 24
+                                field = "state_batches[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                state_batches_n = buf[pos] - 1
+                                if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    state_batches_n, pos = _w.read_count(buf, pos, True)
+                                if state_batches_n < 0:
+                                    raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                                elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    state_batches_items: list[StateBatch] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    state_batches_end = pos + state_batches_n * 20
+                                    state_batches_rows = buf[pos:state_batches_end]
+                                    if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                                        for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                            state_batches_item = blank_instance(StateBatch)
+                                            state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                            state_batches_item.unknown_tagged_fields = ()
+                                            state_batches_items.append(state_batches_item)
+                                        pos = state_batches_end
+                                    else:
+                                        for index in range(state_batches_n):
+                                            state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                            state_batches_items.append(state_batches_item)
+                                    partitions_item.state_batches = state_batches_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -191,7 +191,7 @@ class WriteTxnMarkersRequest(GeneratedStruct):
 # --- WritableTxnMarkerTopic, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopic, int]:
-    topic = WritableTxnMarkerTopic.__new__(WritableTxnMarkerTopic)
+    topic = blank_instance(WritableTxnMarkerTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -207,7 +207,8 @@ def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxn
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -276,7 +277,7 @@ def _size_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic) -> int:
 # --- WritableTxnMarker, version 1 (flexible) ---
 
 def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
-    marker = WritableTxnMarker.__new__(WritableTxnMarker)
+    marker = blank_instance(WritableTxnMarker)
     marker.transaction_version = 0
     field = ""
     index = 0
@@ -294,11 +295,45 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WritableTxnMarkerTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopic_v1_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(WritableTxnMarkerTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             marker.topics = topics_items
         field = "coordinator_epoch"
         (marker.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
@@ -361,7 +396,7 @@ def _size_WritableTxnMarker_v1(marker: WritableTxnMarker) -> int:
 # --- WritableTxnMarker, version 2 (flexible) ---
 
 def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
-    marker = WritableTxnMarker.__new__(WritableTxnMarker)
+    marker = blank_instance(WritableTxnMarker)
     field = ""
     index = 0
     size = len(buf)
@@ -378,11 +413,45 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WritableTxnMarkerTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopic_v1_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(WritableTxnMarkerTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             marker.topics = topics_items
         field = "coordinator_epoch, transaction_version"
         marker.coordinator_epoch, marker.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
@@ -445,7 +514,7 @@ def _size_WritableTxnMarker_v2(marker: WritableTxnMarker) -> int:
 # --- WriteTxnMarkersRequest, version 1 (flexible) ---
 
 def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
-    request = WriteTxnMarkersRequest.__new__(WriteTxnMarkersRequest)
+    request = blank_instance(WriteTxnMarkersRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -459,11 +528,81 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             markers_items: list[WritableTxnMarker] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarker_v1(buf, pos)
+            for markers_index in range(markers_n):
+                try:
+                    markers_item = blank_instance(WritableTxnMarker)
+                    markers_item.transaction_version = 0
+                    field = "producer_id, producer_epoch, transaction_result"
+                    markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
+                    pos += 11
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[WritableTxnMarkerTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(WritableTxnMarkerTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        markers_item.topics = topics_items
+                    field = "coordinator_epoch"
+                    (markers_item.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        markers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "markers[]", markers_index
+                    raise failure from None
                 markers_items.append(markers_item)
+            field, index = "markers[]", markers_index  # as the last call would have left them
             request.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -519,7 +658,7 @@ def _size_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest) -> int:
 # --- WriteTxnMarkersRequest, version 2 (flexible) ---
 
 def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
-    request = WriteTxnMarkersRequest.__new__(WriteTxnMarkersRequest)
+    request = blank_instance(WriteTxnMarkersRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -533,11 +672,80 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             markers_items: list[WritableTxnMarker] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarker_v2(buf, pos)
+            for markers_index in range(markers_n):
+                try:
+                    markers_item = blank_instance(WritableTxnMarker)
+                    field = "producer_id, producer_epoch, transaction_result"
+                    markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
+                    pos += 11
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[WritableTxnMarkerTopic] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(WritableTxnMarkerTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        markers_item.topics = topics_items
+                    field = "coordinator_epoch, transaction_version"
+                    markers_item.coordinator_epoch, markers_item.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
+                    pos += 5
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        markers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "markers[]", markers_index
+                    raise failure from None
                 markers_items.append(markers_item)
+            field, index = "markers[]", markers_index  # as the last call would have left them
             request.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -208,7 +208,7 @@ class WriteTxnMarkersResponse(GeneratedStruct):
 # --- WritableTxnMarkerPartitionResult, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerPartitionResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerPartitionResult, int]:
-    result = WritableTxnMarkerPartitionResult.__new__(WritableTxnMarkerPartitionResult)
+    result = blank_instance(WritableTxnMarkerPartitionResult)
     field = ""
     index = 0
     try:
@@ -252,7 +252,7 @@ def _size_WritableTxnMarkerPartitionResult_v1_2(result: WritableTxnMarkerPartiti
 # --- WritableTxnMarkerTopicResult, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopicResult, int]:
-    result = WritableTxnMarkerTopicResult.__new__(WritableTxnMarkerTopicResult)
+    result = blank_instance(WritableTxnMarkerTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -273,6 +273,8 @@ def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[Writa
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[WritableTxnMarkerPartitionResult] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -280,7 +282,7 @@ def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[Writa
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
-                    partitions_item = WritableTxnMarkerPartitionResult.__new__(WritableTxnMarkerPartitionResult)
+                    partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -354,7 +356,7 @@ def _size_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResult
 # --- WritableTxnMarkerResult, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerResult, int]:
-    result = WritableTxnMarkerResult.__new__(WritableTxnMarkerResult)
+    result = blank_instance(WritableTxnMarkerResult)
     field = ""
     index = 0
     size = len(buf)
@@ -371,11 +373,60 @@ def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTx
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WritableTxnMarkerTopicResult] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_WritableTxnMarkerTopicResult_v1_2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(WritableTxnMarkerTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        partitions_items: list[WritableTxnMarkerPartitionResult] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 7
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                            for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
+                                partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
+                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v1_2(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             result.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -433,7 +484,7 @@ def _size_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult) -> int:
 # --- WriteTxnMarkersResponse, versions 1-2 (flexible) ---
 
 def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMarkersResponse, int]:
-    response = WriteTxnMarkersResponse.__new__(WriteTxnMarkersResponse)
+    response = blank_instance(WriteTxnMarkersResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -447,11 +498,92 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             markers_items: list[WritableTxnMarkerResult] = []
-            for index in range(markers_n):
-                markers_item, pos = _read_WritableTxnMarkerResult_v1_2(buf, pos)
+            for markers_index in range(markers_n):
+                try:
+                    markers_item = blank_instance(WritableTxnMarkerResult)
+                    field = "producer_id"
+                    (markers_item.producer_id,) = _unpack_WritableTxnMarkerResult_producer_id(buf, pos)
+                    pos += 8
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
+                    else:
+                        topics_items: list[WritableTxnMarkerTopicResult] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(WritableTxnMarkerTopicResult)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                partitions_n = buf[pos] - 1
+                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
+                                else:
+                                    partitions_items: list[WritableTxnMarkerPartitionResult] = []
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    partitions_end = pos + partitions_n * 7
+                                    partitions_rows = buf[pos:partitions_end]
+                                    if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                                        for partitions_row in _rows_WritableTxnMarkerPartitionResult_v1_2(partitions_rows):
+                                            partitions_item = blank_instance(WritableTxnMarkerPartitionResult)
+                                            partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                            partitions_item.unknown_tagged_fields = ()
+                                            partitions_items.append(partitions_item)
+                                        pos = partitions_end
+                                    else:
+                                        for index in range(partitions_n):
+                                            partitions_item, pos = _read_WritableTxnMarkerPartitionResult_v1_2(buf, pos)
+                                            partitions_items.append(partitions_item)
+                                    topics_item.partitions = partitions_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        markers_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        markers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "markers[]", markers_index
+                    raise failure from None
                 markers_items.append(markers_item)
+            field, index = "markers[]", markers_index  # as the last call would have left them
             response.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -6,8 +6,8 @@ compiled code is faster another way, and each such place is one method here:
 - the runtime's hot readers (``read_count``, ``read_uuid``, ...): called through
   ``kwire.wire.primitives`` when pure, imported from the package's compiled copy of
   ``kwire/wire/struct_base.py`` (``_base``) when compiled, so that no Python frame is entered;
-- a new instance: ``__new__`` plus the defaults no read sets (pure), the native constructor
-  (compiled);
+- a new instance: ``object.__new__`` plus the defaults no read sets (pure), the native
+  constructor (compiled);
 - fixed-width fields: one ``struct`` call per run (pure), the integer readers of ``_base``
   (compiled: a few machine instructions each, no tuple);
 - an array of fixed-width structs: ``struct.iter_unpack`` over all rows (pure), each row built
@@ -37,17 +37,28 @@ class PurePython:
     """Generated code as CPython runs it best."""
 
     name = "pure"
-    message_imports: tuple[str, ...] = ("FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "check_unsupported")
+    message_imports: tuple[str, ...] = ("FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "blank_instance",
+                                        "check_unsupported")
     header: Lines = []
     # The annotation of the module-level constants hot code reads (struct helpers, defaults).
     constant_annotation = ""
     # Whether a message class declares API_KEY, MESSAGE_TYPE, ... as ClassVar.
     class_vars = False
+    # Arrays of structs read their elements inside the loop where the plan allows it: a call
+    # costs CPython a frame and a tuple (in compiled code a call is a C call, so it keeps them).
+    reads_elements_inline = True
+    # An array read empty is left unset where its default is an empty array: the class's
+    # __getattr__ makes it on first access (kwire.wire.message), as for fields a version lacks.
+    leaves_empty_arrays_unset = True
 
     def hot(self, function: str) -> str:
         """How generated code calls one of the HOT_READERS."""
         assert function in HOT_READERS, function
         return f"_w.{function}"
+
+    def blank(self, cls: str) -> str:
+        """An expression making an instance of ``cls`` without running its ``__init__``."""
+        return f"blank_instance({cls})"  # object.__new__ itself: no Python frame, no look-up on the class
 
     def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
                      defaults: list[tuple[str, str]]) -> Lines:
@@ -56,7 +67,7 @@ class PurePython:
         ``arrays`` are the (attribute, keyed) of the arrays the reader sets, ``defaults`` the
         (attribute, expression) of fields no read at these versions sets.
         """
-        return [f"{obj} = {cls}.__new__({cls})"] + [f"{obj}.{attr} = {value}" for attr, value in defaults]
+        return [f"{obj} = {self.blank(cls)}"] + [f"{obj}.{attr} = {value}" for attr, value in defaults]
 
     def read_fixed_run(self, run: FixedRun, obj: str) -> Lines:
         return run.read_with_struct(obj)
@@ -81,13 +92,13 @@ class PurePython:
                 f"{rows} = buf[pos:{end}]",
                 f"if len({rows}) == {n} * {width}{no_tags}:",
                 f"    for {row} in {op.rows}({rows}):",
-                f"        {item} = {cls}.__new__({cls})",
+                f"        {item} = {self.blank(cls)}",
                 f"        {unpacked} = {row}",
                 f"        {item}.unknown_tagged_fields = ()",
                 f"        {items}.append({item})",
                 f"    pos = {end}",
                 "else:",
-                *indent(op.read_one_by_one())]
+                *indent(op.read_one_by_one(inline=False))]
 
 
 class Compiled(PurePython):
@@ -110,10 +121,15 @@ class Compiled(PurePython):
     # mypyc makes any other attribute set in a class body a per-instance slot, which the class
     # itself shows as a descriptor (ApiRegistry reads cls.API_KEY)
     class_vars = True
+    reads_elements_inline = False
+    leaves_empty_arrays_unset = False  # a native class has every attribute set
 
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function
         return function
+
+    def blank(self, cls: str) -> str:
+        return f"{cls}.__new__({cls})"  # typed as a {cls} for mypy, unlike object.__new__
 
     def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
                      defaults: list[tuple[str, str]]) -> Lines:

@@ -15,6 +15,7 @@ what it holds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field as dc_field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from kwire.wire.primitives import SMALL_ARRAY
@@ -246,14 +247,47 @@ class RecordsOp(Op):
     def runtime_functions(self) -> tuple[str, ...]:
         return ("read_length", "write_records", "records_size")
 
+    @property
+    def reads_buffer_size(self) -> bool:
+        return self.compact
+
     def read(self, obj: str, flavour: Flavour) -> Lines:
+        """A lazy view of the batches over the input buffer (no copy). Compact lengths of one or
+        two bytes (batches under 16 kB) are read inline and the view is made without its
+        ``__init__`` (the bounds are checked here); anything else goes through the runtime."""
         length, value = f"{self.attr}_n", self.value(obj)
-        return [f"{length}, pos = {flavour.hot('read_length')}(buf, pos, {self.compact})",
-                f"if {length} < 0:",
-                *indent(null_read(self.attr, self.nullable, value)),
-                "else:  # a lazy view of the batches, over the input buffer: no copy",
-                f"    {value} = RecordsView(buf, pos, pos + {length})",
-                f"    pos += {length}"]
+        by_runtime = [f"{length}, pos = {flavour.hot('read_length')}(buf, pos, {self.compact})",
+                      f"if {length} < 0:",
+                      *indent(null_read(self.attr, self.nullable, value)),
+                      "else:",
+                      *indent(self.view(obj, flavour, "pos", length)),
+                      f"    pos += {length}"]
+        if not self.compact:
+            return by_runtime
+        start = f"{self.attr}_start"
+        return [f"{length} = buf[pos]  # the length + 1, an unsigned varint",
+                f"if {length} < 0x80:",
+                f"    {start} = pos + 1",
+                f"elif pos + 1 < size and buf[pos + 1] < 0x80:",
+                f"    {length} = {length} & 0x7F | buf[pos + 1] << 7",
+                f"    {start} = pos + 2",
+                "else:",
+                f"    {start} = size + 1  # longer: the runtime reads it below",
+                f"{length} -= 1",
+                f"if 0 <= {length} <= size - {start}:  # the usual case: a length that fits",
+                *indent(self.view(obj, flavour, start, length)),
+                f"    pos = {start} + {length}",
+                "else:  # null, a length of three bytes or more, or one that does not fit",
+                *indent(by_runtime)]
+
+    def view(self, obj: str, flavour: Flavour, start: str, length: str) -> Lines:
+        """Set the field to a RecordsView of ``length`` bytes at ``start``, already checked to fit."""
+        view = f"{self.attr}_view"
+        return [f"{view} = {flavour.blank('RecordsView')}  # its slots are set here, as RecordsView allows",
+                f"{view}._buf = buf",
+                f"{view}._start = {start}",
+                f"{view}._end = {start} + {length}",
+                f"{self.value(obj)} = {view}"]
 
     def write(self, obj: str, out: str) -> Lines:
         refuse = [] if self.nullable else null_refused(self.attr, self.value(obj))
@@ -377,10 +411,29 @@ class ArrayOp(Op):
         return [f"{self.count}, pos = {flavour.hot('read_count')}(buf, pos, {self.compact})"]
 
     def read_counted(self, obj: str, flavour: Flavour, count: Lines) -> Lines:
-        """``count`` (code that reads the count), then null or the elements."""
+        """``count`` (code that reads the count), then null, empty or the elements."""
+        if not self.empty:
+            empty: Lines = []
+        elif self.left_unset_when_empty(flavour):
+            empty = [f"elif {self.count} == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)",
+                     "    pass"]
+        else:
+            empty = [f"elif {self.count} == 0:  # no element: no loop to set up",
+                     f"    {self.value(obj)} = {self.empty}"]
         return [*count,
                 f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
+                *empty,
                 "else:", *indent(self.read_elements(obj, flavour))]
+
+    @property
+    def empty(self) -> str:
+        """A new empty array, for the read of a count of 0 ('' when the elements' read is as cheap)."""
+        return "KeyedList()" if self.keyed else "[]"
+
+    def left_unset_when_empty(self, flavour: Flavour) -> bool:
+        """Whether a read of no elements leaves the field unset: the flavour allows it, and the
+        field's default is an empty array (made on first access), not null."""
+        return flavour.leaves_empty_arrays_unset and not self.field.has_null_default
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         raise NotImplementedError
@@ -447,13 +500,21 @@ class FixedArray(ArrayOp):
             return super().read(obj, flavour)
         # The count byte and the elements in one bound check; anything else takes the long way.
         n, end, value = self.count, f"{self.attr}_end", self.value(obj)
+        read = [f"{value} = {flavour.read_short_fixed_array(self)}"]
+        if self.left_unset_when_empty(flavour):
+            read = [f"if {n}:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)",
+                    *indent(read)]
         return [f"{n} = buf[pos] - 1",
                 f"{end} = pos + 1 + {n} * {self.width}",
                 f"if 0 <= {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
-                f"    {value} = {flavour.read_short_fixed_array(self)}",
+                *indent(read),
                 f"    pos = {end}",
                 "else:",
                 *indent(self.read_counted(obj, flavour, self.read_count(flavour)))]
+
+    @property
+    def empty(self) -> str:
+        return ""  # one runtime call reads any count
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         return [f'{self.value(obj)}, pos = _w.read_fixed_array(buf, pos, {self.count}, "{self.code}", {self.width})']
@@ -533,6 +594,10 @@ class StructArray(ArrayOp):
 
     target: Layout | None = None
     rows: str = ""  # the module-level row reader, when the rows fast path applies
+    inline: bool = False  # the plan allows reading each element inside the loop, without a call
+    # The steps that read one element into a given local, when the module's flavour reads elements
+    # inline (set by the views, which know each layout's instance and defaults).
+    element_reads: Callable[[str], Lines] | None = None
 
     @property
     def layout(self) -> Layout:
@@ -545,7 +610,9 @@ class StructArray(ArrayOp):
 
     @property
     def reads_buffer_size(self) -> bool:
-        return self.short_inline or bool(self.rows)  # the compiled flavour's rows check it
+        # the compiled flavour's rows check it, and so may the steps of an element read inline
+        return (self.short_inline or bool(self.rows)
+                or (self.element_reads is not None and self.layout.reads_buffer_size))
 
     @property
     def keyed(self) -> bool:
@@ -562,13 +629,76 @@ class StructArray(ArrayOp):
                 *(rows if rows is not None else self.read_one_by_one()),
                 f"{self.value(obj)} = {self.items}"]
 
-    def read_one_by_one(self) -> Lines:
-        return [f"for index in range({self.count}):",
-                f"    {self.item}, pos = {self.layout.reader}(buf, pos)",
-                f"    {self.items}.append({self.item})"]
+    @property
+    def loop_index(self) -> str:
+        """The loop's local when elements are read inline (``index`` is theirs to set)."""
+        return f"{self.attr}_index"
+
+    def read_one_by_one(self, inline: bool = True) -> Lines:
+        if not inline or self.element_reads is None:
+            return [f"for index in range({self.count}):",
+                    f"    {self.item}, pos = {self.layout.reader}(buf, pos)",
+                    f"    {self.items}.append({self.item})"]
+        # The element's reader without the call: its steps set field and index as they go, so a
+        # failure is named by them first, then (as the call's caller would) by this array.
+        return [f"for {self.loop_index} in range({self.count}):",
+                "    try:",
+                *indent(self.element_reads(self.item), 2),
+                "    except _w.DECODE_FAILURES as error:",
+                "        failure = _w.decode_failure(error, field, index, pos)",
+                f'        field, index = "{self.label}", {self.loop_index}',
+                "        raise failure from None",
+                f"    {self.items}.append({self.item})",
+                f'field, index = "{self.label}", {self.loop_index}  # as the last call would have left them']
 
     def write_elements(self, out: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {self.layout.writer}({self.item}, {out})"]
 
     def size_elements(self, acc: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {acc} += {self.layout.sizer}({self.item})"]
+
+
+# --- the tagged section ----------------------------------------------------------------------
+
+
+def read_tagged_section(obj: str, tagged: list[tuple[int, str, Lines]], flavour: Flavour) -> Lines:
+    """The read of a flexible struct's tagged section, the last step of its reader.
+
+    ``tagged`` holds (tag, attribute, read of its payload) for each tagged field the layout
+    knows, in tag order; tags it does not know are kept as they came.
+    """
+    lines = ['field = "(tagged fields)"',
+             "if buf[pos] == 0:",
+             "    pos += 1",
+             f"    {obj}.unknown_tagged_fields = ()"]
+    if not tagged:
+        return lines + ["else:  # tags these versions do not know, kept as they came",
+                        f"    {obj}.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)"]
+    dispatch: Lines = []
+    for i, (tag, attr, read) in enumerate(tagged):
+        dispatch += [f"{'if' if i == 0 else 'elif'} tag == {tag}:",
+                     *indent(read),
+                     "    if pos != end:",
+                     f'        raise DecodeError(f"tagged field {tag} ({attr}) ends at byte {{pos}}, its payload at '
+                     '{end}", offset=pos)']
+    return lines + [
+        "else:",
+        "    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).",
+        "    count = buf[pos]",
+        "    if count < 0x80 and 2 * count < len(buf) - pos:",
+        "        pos += 1",
+        "    else:",
+        f"        count, pos = {flavour.hot('read_tag_count')}(buf, pos)",
+        "    unknown = []",
+        "    for _ in range(count):",
+        "        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):",
+        "            tag = buf[pos]",
+        "            end = pos + 2 + buf[pos + 1]",
+        "            pos += 2",
+        "        else:",
+        f"            tag, end, pos = {flavour.hot('read_tag_header')}(buf, pos)",
+        *indent(dispatch, 2),
+        "        else:",
+        "            unknown.append((tag, buf[pos:end]))",
+        "            pos = end",
+        f"    {obj}.unknown_tagged_fields = tuple(unknown)"]

@@ -39,6 +39,14 @@ def rows_read_at_once(layout: "Layout") -> bool:
     return layout.row_run is not None
 
 
+def reads_elements_inline(array: Field, element: "Layout") -> bool:
+    """Arrays of structs may read each element inside their loop instead of calling the
+    element's reader (the flavour chooses; pure Python does): that saves the call, its frame and
+    the returned tuple, about 1,100 instructions an element. Not where a field of the element,
+    or of what it reads inline in turn, has the array's name: their locals would clash."""
+    return array.attr_name not in element.inline_attrs
+
+
 # --- the plan ----------------------------------------------------------------------------------
 
 @dataclass(eq=False)
@@ -105,6 +113,16 @@ class Layout:
     def reads_buffer_size(self) -> bool:
         """Whether the reader keeps ``len(buf)`` in a local for its steps' fast paths."""
         return any(op.reads_buffer_size for op in self.ops + self.tagged)
+
+    @property
+    def inline_attrs(self) -> set[str]:
+        """Attribute names of the fields a read of this layout sets, with those of the elements
+        it reads inline (their steps' locals are named after them)."""
+        names = {f.attr_name for op in self.ops + self.tagged for f in op.fields}
+        for op in self.ops + self.tagged:
+            if isinstance(op, StructArray) and op.inline:
+                names |= op.layout.inline_attrs
+        return names
 
     @property
     def arrays(self) -> list[ArrayOp]:
@@ -241,8 +259,9 @@ class MessagePlan:
         if e.name in ("string", "bytes", "records"):
             return BytesArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, element=e.name)
         assert f.struct is not None
-        return StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
-                           target=self._walk(f.struct, v))
+        target = self._walk(f.struct, v)
+        return StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, target=target,
+                           inline=reads_elements_inline(f, target))
 
     def _name_row_readers(self) -> None:
         """Give each array of fixed-width elements its row reader (``_rows_Topic_v0_4``), once

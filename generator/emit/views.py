@@ -16,9 +16,9 @@ from uuid import UUID
 
 from ..model import Field, Message, Struct, snake_case
 from ..versions import MAX_VERSION, Versions
-from .code import block
+from .code import Lines, block
 from .flavours import Flavour
-from .ops import Op
+from .ops import Op, StructArray, read_tagged_section
 from .plan import Layout, MessagePlan, StructPlan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
@@ -28,7 +28,7 @@ FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "u
 # struct whose name ends in one keeps its whole name as its local (api_version, not version).
 AMBIGUOUS_WORDS = frozenset({"version", "versions", "offset", "epoch", "name", "length"})
 # Suffixes of the locals a step makes from its field's attribute name (see .ops).
-STEP_LOCAL_SUFFIXES = ("_n", "_end", "_items", "_item", "_rows", "_row", "_utf8")
+STEP_LOCAL_SUFFIXES = ("_n", "_end", "_items", "_item", "_rows", "_row", "_utf8", "_start", "_view", "_index")
 TEXT_WIDTH = 92
 COMMENT_WIDTH = 100  # generated lines are long anyway: an about text keeps to one or two
 
@@ -240,19 +240,24 @@ class FieldView:
 class TaggedStep:
     """One known tagged field of a layout: its tag and the code of its payload."""
 
-    def __init__(self, op: Op, obj: str, present: str, flavour: Flavour) -> None:
+    def __init__(self, op: Op, obj: str, present: str) -> None:
         self.tag, self.attr = op.tag, op.attr
         self.present = present  # the writer's test: is the value worth sending (not the default)?
-        self.read = block(op.read_step(obj, flavour))
         self.write = block(op.write_step(obj, "payload"))
         self.size = block(op.size(obj, "payload_size"))
 
 
 class LayoutView:
-    """The reader, writer and sizer of one layout (versions sharing code) of a struct."""
+    """The reader, writer and sizer of one layout (versions sharing code) of a struct.
 
-    def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour) -> None:
+    ``inline`` holds the views of the layouts already built in this module (a struct's nested
+    structs come first): arrays whose flavour reads elements inline take their steps from there.
+    """
+
+    def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour,
+                 inline: dict[int, "LayoutView"]) -> None:
         self.layout = layout
+        self.flavour = flavour
         obj = self.obj = struct.instance
         fields = {f.name: view for f, view in zip(struct.struct.fields, struct.fields)}
         self.struct_name = struct.name
@@ -261,26 +266,49 @@ class LayoutView:
         self.heading = (f"{struct.name}, version{'s' if len(layout.versions) > 1 else ''} {layout.version_text}"
                         + (" (flexible)" if layout.flexible else ""))
         self.flexible = layout.flexible
-        self.reads_buffer_size = layout.reads_buffer_size
         unset = layout.absent + [op.field for op in layout.tagged]  # fields no read sets here
-        self.new_instance = block(flavour.new_instance(
-            struct.name, obj, arrays=[(op.attr, op.keyed) for op in layout.arrays],
-            defaults=[(f.attr_name, fields[f.name].fresh_default) for f in unset if not fields[f.name].lazy_factory]))
-        self.reads = [block(op.read_step(obj, flavour)) for op in layout.ops]
+        self.arrays = [(op.attr, op.keyed) for op in layout.arrays]
+        self.defaults = [(f.attr_name, fields[f.name].fresh_default) for f in unset if not fields[f.name].lazy_factory]
+        if flavour.reads_elements_inline:
+            for op in layout.ops + layout.tagged:
+                if isinstance(op, StructArray) and op.inline:
+                    op.element_reads = inline[id(op.layout)].element_reads
+        inline[id(layout)] = self
+        self.reads_buffer_size = layout.reads_buffer_size
+        self.new_instance = block(self.instance(obj))
+        self.reads = block(self.read_steps(obj))
         self.writes = [block(op.write_step(obj, "out")) for op in layout.ops]
         self.sizes = [block(op.size(obj, "size")) for op in layout.sized_ops]
         self.fixed_size = layout.fixed_size
-        self.tagged = [TaggedStep(op, obj, fields[op.field.name].differs_from_default(op.value(obj)), flavour)
+        self.tagged = [TaggedStep(op, obj, fields[op.field.name].differs_from_default(op.value(obj)))
                        for op in layout.tagged]
         # Fields this layout lacks: writing a non-default value there is refused unless ignorable.
         self.refused_absent = [(f.attr_name, fields[f.name].differs_from_default(f"{obj}.{f.attr_name}"))
                                for f in layout.absent if not f.ignorable]
 
+    def instance(self, obj: str) -> Lines:
+        """Make the instance ``obj`` that a read fills."""
+        return self.flavour.new_instance(self.struct_name, obj, arrays=self.arrays, defaults=self.defaults)
+
+    def read_steps(self, obj: str) -> Lines:
+        """Every step of a read into ``obj``, the tagged section last (inside the reader's try)."""
+        lines = [line for op in self.layout.ops for line in op.read_step(obj, self.flavour)]
+        if not self.flexible:
+            return lines + [f"{obj}.unknown_tagged_fields = ()"]
+        tagged = [(op.tag, op.attr, op.read_step(obj, self.flavour)) for op in self.layout.tagged]
+        return lines + read_tagged_section(obj, tagged, self.flavour)  # type: ignore[arg-type]
+
+    def element_reads(self, item: str) -> Lines:
+        """The whole read of one element into the local ``item``, for an array that reads its
+        elements inline."""
+        return self.instance(item) + self.read_steps(item)
+
 
 class StructView:
     """One generated class and its functions."""
 
-    def __init__(self, plan: StructPlan, message: Message, constants: ModuleConstants, flavour: Flavour) -> None:
+    def __init__(self, plan: StructPlan, message: Message, constants: ModuleConstants, flavour: Flavour,
+                 inline: dict[int, LayoutView]) -> None:
         s = self.struct = plan.struct
         self.name = s.name
         self.is_message = s is message.struct
@@ -294,7 +322,7 @@ class StructView:
         present = [v for v, layout in enumerate(plan.table) if layout is not None]
         self.valid_versions = (present[0], present[-1]) if present else (1, 0)
         self.fields = [FieldView(f, constants) for f in s.fields]
-        self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
+        self.layouts = [LayoutView(layout, self, flavour, inline) for layout in plan.layouts]
         self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
         self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
         self.sizers = tuple_source([layout.sizer if layout else "None" for layout in plan.table])
@@ -313,7 +341,8 @@ class ModuleView:
         self.about = (f"{message.type.capitalize()} message, versions {message.valid_versions}, "
                       f"flexible versions {message.flexible_versions}.")
         self.constants = ModuleConstants()
-        self.structs = [StructView(sp, message, self.constants, flavour) for sp in plan.structs]
+        inline: dict[int, LayoutView] = {}  # id(layout) -> its view, for arrays read inline
+        self.structs = [StructView(sp, message, self.constants, flavour, inline) for sp in plan.structs]
         self.helpers = plan.helpers
         self.has_records = any(f.type.name == "records" for sp in plan.structs for f in sp.struct.fields)
         self.api_key = message.api_key

@@ -265,6 +265,11 @@ class RecordsView:
 
     Holds ``buf[start:end]`` without copying; iterating it yields batches, decoded one at a time
     when reached. ``bytes(view)`` gives the wire bytes back (for re-encoding).
+
+    Generated readers, which make one per partition of a fetch, skip ``__init__``: they check
+    the bounds themselves, make the instance with ``object.__new__`` and set the three slots
+    (``_buf``, ``_start``, ``_end``) directly, which costs a third of a call to ``__init__``.
+    Keep those three slots (see generator/emit/ops.py, ``RecordsOp``).
     """
 
     __slots__ = ("_buf", "_start", "_end")

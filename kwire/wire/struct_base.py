@@ -75,7 +75,13 @@ class GeneratedStruct:
     def decode(cls: type[T], data: bytes | bytearray | memoryview, version: int) -> T:
         """Decode a whole buffer; bytes left over are an error."""
         buf = data if type(data) is bytes else bytes(data)
-        obj, pos = cls._table_entry(cls._READERS, version)(buf, 0)
+        readers = cls._READERS
+        # The table look-up of _table_entry inline (decode is the hot entry point); a version
+        # that is not in the table goes there for the error.
+        reader = readers[version] if type(version) is int and 0 <= version < len(readers) else None
+        if reader is None:
+            reader = cls._table_entry(readers, version)
+        obj, pos = reader(buf, 0)
         if pos != len(buf):
             raise DecodeError(f"{len(buf) - pos} bytes left after {cls.NAME} v{version}", offset=pos)
         result: T = obj
