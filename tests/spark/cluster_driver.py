@@ -120,13 +120,20 @@ def _probe(tasks: int, master: str, executors: int) -> dict:
     def where_from(_):
         import os as task_os
 
+        import sys as task_sys
+
         import kwire
         import kwire.generated
+        from kwire.records import columns
         from pyspark import TaskContext
 
         # an executor's Python workers run in its work directory: worker-N/app-ID/EXECUTOR-ID
         return {"kwire": kwire.__file__, "generated": kwire.generated.__file__, "cwd": task_os.getcwd(),
-                "partition": TaskContext.get().partitionId(), "pythonpath": task_os.environ.get("PYTHONPATH", "")}
+                "partition": TaskContext.get().partitionId(), "pythonpath": task_os.environ.get("PYTHONPATH", ""),
+                "decoder": columns.IMPLEMENTATION_NAME, "decoder_file": columns.IMPLEMENTATION.__file__,
+                "fallback_reason": columns.FALLBACK_REASON,
+                "librt": getattr(task_sys.modules.get("librt.strings"), "__file__", None),
+                "mypy_extensions": getattr(task_sys.modules.get("mypy_extensions"), "__file__", None)}
 
     spark = build_session(master, app_name="kwire tests")  # the session the kwire commands use, if started
     status = spark.sparkContext._jsc.sc().getExecutorMemoryStatus()  # the driver's block manager too
