@@ -173,8 +173,9 @@ def _below(roots: set[int], table: dict[int, tuple[int, str, float]]) -> set[int
 
 class CpuMeter:
     """CPU seconds spent between ``start`` and ``stop`` by one reader's processes: ``driver_pid``
-    (this process for the single-process reader) and what runs below it, plus the executors of
-    ``app_id`` and what runs below them (processes that started and ended in between are not seen)."""
+    and what runs below it, plus the executors of ``app_id`` and what runs below them (processes
+    that started and ended in between are not seen); for this process (the single-process
+    reader), only itself."""
 
     def __init__(self, driver_pid: int, app_id: str | None = None) -> None:
         self.driver_pid = driver_pid
@@ -182,6 +183,8 @@ class CpuMeter:
 
     def _sample(self) -> dict[int, tuple[str, float]]:
         table = _process_table()
+        if self.driver_pid == os.getpid():  # the single-process reader: not the readers' drivers below
+            return {self.driver_pid: (table[self.driver_pid][1], table[self.driver_pid][2])}
         roots = {self.driver_pid} | (_executors_of(self.app_id, table) if self.app_id else set())
         return {pid: (table[pid][1], table[pid][2]) for pid in _below(roots, table)}
 
@@ -219,27 +222,17 @@ def spark_read(spark, path: Path) -> None:
     frame.write.format("noop").mode("overwrite").save()
 
 
-def executor_decoders(spark) -> list[str]:
-    """The record decoder the executors' Python workers load, one answer per task slot."""
-    def which(_):
-        from kwire.records import columns
-
-        return columns.IMPLEMENTATION_NAME
-
-    slots = spark.sparkContext.defaultParallelism
-    return spark.sparkContext.parallelize(range(slots), slots).map(which).collect()
-
-
 def serve(master: str, conf: list[str], warm_up: Path) -> int:
     """``--serve``: a driver on ``master`` that reads paths on stdin and answers each with a line
     (JSON) once it has read that path; the first line says it is ready."""
     channel = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything Spark prints goes to stderr, never into the answers
     from kwire.spark.session import build_session
+    from kwire.spark.shipping import executor_report
 
     config = {"spark.executor.memory": "1g", **dict(item.split("=", 1) for item in conf)}
     spark = build_session(master, app_name="kwire-bench", config=config)
-    decoders = executor_decoders(spark)
+    decoders = [task["record_decoder"] for task in executor_report(spark)]
     spark_read(spark, warm_up)
     channel.write(json.dumps({"app_id": spark.sparkContext.applicationId, "decoders": decoders}) + "\n")
     channel.flush()

@@ -140,3 +140,37 @@ def _ship_runtime(context, shipped: dict[str, set[str]]) -> list[Path]:
             added.append(Path(spec.origin))
             shipped[name] = {Path(spec.origin).name}
     return added
+
+
+def executor_report(spark, tasks: int | None = None) -> list[dict]:
+    """What the executors' Python workers import: a small job of ``tasks`` tasks (default: one per
+    task slot) that each answer where ``kwire`` came from and which record decoder runs there.
+
+    Keys: ``host``, ``directory`` (the worker's current directory: on a standalone cluster, the
+    executor's), ``python``, ``kwire`` and ``generated`` (``__file__``), ``record_decoder``
+    ("mypyc" or "python"), ``record_decoder_file``, ``fallback_reason`` (why not compiled, or
+    None), ``librt`` and ``mypy_extensions`` (where mypyc's run-time support came from, None
+    when not loaded).
+    """
+    def report(_: int) -> dict:
+        import os as task_os
+        import platform as task_platform
+        import socket
+        import sys as task_sys
+
+        import kwire
+        import kwire.generated
+        from kwire.records import columns
+
+        return {
+            "host": socket.gethostname(), "directory": task_os.getcwd(),
+            "python": f"{task_platform.python_version()} ({task_sys.executable})",
+            "kwire": kwire.__file__, "generated": kwire.generated.__file__,
+            "record_decoder": columns.IMPLEMENTATION_NAME, "record_decoder_file": columns.IMPLEMENTATION.__file__,
+            "fallback_reason": columns.FALLBACK_REASON,
+            "librt": getattr(task_sys.modules.get("librt.strings"), "__file__", None),
+            "mypy_extensions": getattr(task_sys.modules.get("mypy_extensions"), "__file__", None),
+        }
+
+    count = tasks or spark.sparkContext.defaultParallelism
+    return spark.sparkContext.parallelize(range(count), count).map(report).collect()
