@@ -1,33 +1,36 @@
 """Bulk decode speed of Kafka log segments: one process, Spark ``local[1]``, ``local[2]`` and a
-standalone cluster of two one-core workers.
+standalone cluster of two workers, with the compiled record decoder and (on the cluster) without.
 
-Run: ``python benchmarks/bench_spark.py [--sizes 0.1,0.25,0.5,1] [--segment-mb 50] [--keep DIR]
-[--rounds 3] [--no-cluster]``
+Run: ``python benchmarks/bench_spark.py [--sizes 0.1,0.25] [--segment-mb 50] [--keep DIR]
+[--rounds 5] [--no-cluster] [--json spark.json]``
 
 Writes a log directory of segments (several ``topic-N`` partitions, producer-sized batches of
 ~100 records, codecs none/lz4/zstd in turn) into a temporary directory, deleted at the end, and
-reads growing prefixes of it (by whole segments) three ways, every column of every record
-decoded each time:
+reads growing prefixes of it (by whole segments), every column of every record decoded each time:
 
 - **single process**: ``kwire.spark.local_reader.iter_batches``, the exact work of the Spark
   tasks done in a row in this process (Arrow batches out, no JVM);
-- **Spark local[1]** and **local[2]**: ``spark.read.format("kwire").load(dir)`` written to
-  Spark's ``noop`` sink, so every row crosses into the JVM and nothing is written. Each session
-  first runs one untimed job (Python worker start-up);
-- **cluster**: the same on a Spark standalone cluster on this machine (a master and two workers
-  of one core each, from the Spark in the ``pyspark`` wheel; ``tests/spark/standalone.py``), the
-  packages shipped as a zip as on any cluster.
+- **local[1]** and **local[2]**: ``spark.read.format("kwire").load(dir)`` written to Spark's
+  ``noop`` sink, so every row crosses into the JVM and nothing is written;
+- **cluster**: the same on a Spark standalone cluster on this machine (a master and two workers,
+  from the Spark in the ``pyspark`` wheel; ``tests/spark/standalone.py``), the application given
+  one executor of one core on each worker, kwire shipped as ``build_session`` ships it (archives,
+  the compiled decoder included);
+- **cluster, plain Python**: the same with ``KWIRE_RECORD_DECODER=python`` on the executors, as
+  every executor ran before kwire was shipped as archives (a zip on ``sys.path`` cannot load the
+  compiled decoder).
 
-Each size is read ``--rounds`` times by every reader, the readers interleaved round by round (one
-Spark session is kept per reader, so Spark readers take turns by master: all rounds of local[1],
-then local[2], then the cluster; the single-process reader runs between them). For every run the
-CPU time of this process (the driver: planning, and all the work of the single-process reader), of
-the JVMs and of the Python workers it started (read from /proc before and after) is recorded: what
-each reader spends its cores on.
+Each Spark reader is a driver process of its own (this script, ``--serve MASTER``), started once
+and kept, with one untimed read first (Python workers start, JIT warms up); it reports which record
+decoder its executors load. The readers then take turns round by round, the order rotated each
+round, so that load from elsewhere on a shared machine falls on all alike. For every run the CPU
+time of the reader's own processes is read from /proc before and after: its driver, the JVMs and
+Python workers below it and, on the cluster, its executors (JVMs whose command line names its
+application) with their Python workers. CPU seconds are steady where wall times are not.
 
-Output: records/s per size and reader (median of the rounds, min-max), and for each Spark reader
-the CPU seconds per million records in the JVMs and in Python, and the cores kept busy;
-``--json`` also writes every run.
+Output: records/s per size and reader (median of the rounds, min-max), and for each reader the
+CPU time per record in the JVMs and in Python (range over the rounds) and the cores kept busy;
+``--json`` also writes every run, with the load average when it started.
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -122,10 +126,9 @@ def prefix_dir(root: Path, segments: list[Path], size: int, name: str) -> tuple[
 _TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def _descendants() -> dict[int, tuple[str, float]]:
-    """Every process below this one: pid -> (kind, CPU seconds so far); kind is ``jvm`` or ``python``."""
-    parents: dict[int, int] = {}
-    info: dict[int, tuple[str, float]] = {}
+def _process_table() -> dict[int, tuple[int, str, float]]:
+    """Every process: pid -> (parent pid, ``jvm`` or ``python``, CPU seconds so far)."""
+    table = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -135,38 +138,70 @@ def _descendants() -> dict[int, tuple[str, float]]:
             continue
         name = stat[stat.index("(") + 1:stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2:].split()
-        parents[int(entry.name)] = int(fields[1])
         cpu = (int(fields[11]) + int(fields[12])) / _TICKS  # utime + stime
-        info[int(entry.name)] = ("jvm" if name == "java" else "python", cpu)
-    me = os.getpid()
-    found = {}
-    for pid in info:
-        ancestor = parents.get(pid)
-        while ancestor not in (None, 0, 1, me):
-            ancestor = parents.get(ancestor)
-        if ancestor == me:
-            found[pid] = info[pid]
+        table[int(entry.name)] = (int(fields[1]), "jvm" if name == "java" else "python", cpu)
+    return table
+
+
+def _executors_of(app_id: str, table: dict[int, tuple[int, str, float]]) -> set[int]:
+    """The executor JVMs of one application (their command line names it)."""
+    found = set()
+    for pid, (_parent, kind, _cpu) in table.items():
+        if kind == "jvm":
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if app_id.encode() in command:
+                found.add(pid)
+    return found
+
+
+def _below(roots: set[int], table: dict[int, tuple[int, str, float]]) -> set[int]:
+    """``roots`` and every process below them."""
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _kind, _cpu) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = set(), [pid for pid in roots if pid in table]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, ()))
     return found
 
 
 class CpuMeter:
-    """CPU seconds spent between ``start`` and ``stop``: this process, and the JVMs and Python
-    processes below it (processes that started and ended in between are not seen)."""
+    """CPU seconds spent between ``start`` and ``stop`` by one reader's processes: ``driver_pid``
+    and what runs below it, plus the executors of ``app_id`` and what runs below them (processes
+    that started and ended in between are not seen); for this process (the single-process
+    reader), only itself."""
+
+    def __init__(self, driver_pid: int, app_id: str | None = None) -> None:
+        self.driver_pid = driver_pid
+        self.app_id = app_id
+
+    def _sample(self) -> dict[int, tuple[str, float]]:
+        table = _process_table()
+        if self.driver_pid == os.getpid():  # the single-process reader: not the readers' drivers below
+            return {self.driver_pid: (table[self.driver_pid][1], table[self.driver_pid][2])}
+        roots = {self.driver_pid} | (_executors_of(self.app_id, table) if self.app_id else set())
+        return {pid: (table[pid][1], table[pid][2]) for pid in _below(roots, table)}
 
     def start(self) -> None:
-        self.before = _descendants()
-        self.own = os.times()
+        self.before = self._sample()
+        self.load = os.getloadavg()[0]
         self.wall = time.perf_counter()
 
     def stop(self) -> dict[str, float]:
         wall = time.perf_counter() - self.wall
-        own = os.times()
-        after = _descendants()
-        spent = {"jvm": 0.0, "python": 0.0}
+        after = self._sample()
+        spent = {"jvm": 0.0, "python": 0.0, "driver": 0.0}
         for pid, (kind, cpu) in after.items():
-            spent[kind] += cpu - self.before.get(pid, (kind, 0.0))[1]
-        spent["driver"] = (own.user - self.own.user) + (own.system - self.own.system)
+            used = cpu - self.before.get(pid, (kind, 0.0))[1]
+            spent["driver" if pid == self.driver_pid else kind] += used
         spent["wall"] = wall
+        spent["load"] = self.load
         return spent
 
 
@@ -176,23 +211,85 @@ class CpuMeter:
 def single_process(path: Path) -> tuple[dict[str, float], int]:
     from kwire.spark.local_reader import iter_batches
 
-    meter = CpuMeter()
+    meter = CpuMeter(os.getpid())
     meter.start()
     rows = sum(batch.num_rows for batch in iter_batches(str(path)))
     return meter.stop(), rows
 
 
-def spark_run(spark, path: Path) -> dict[str, float]:
-    meter = CpuMeter()
-    meter.start()
+def spark_read(spark, path: Path) -> None:
     frame = spark.read.format("kwire").option("minPartitions", spark.sparkContext.defaultParallelism).load(str(path))
     frame.write.format("noop").mode("overwrite").save()
-    return meter.stop()
+
+
+def serve(master: str, conf: list[str], warm_up: Path) -> int:
+    """``--serve``: a driver on ``master`` that reads paths on stdin and answers each with a line
+    (JSON) once it has read that path; the first line says it is ready."""
+    channel = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # anything Spark prints goes to stderr, never into the answers
+    from kwire.spark.session import build_session
+    from kwire.spark.shipping import executor_report
+
+    config = {"spark.executor.memory": "1g", **dict(item.split("=", 1) for item in conf)}
+    spark = build_session(master, app_name="kwire-bench", config=config)
+    decoders = [task["record_decoder"] for task in executor_report(spark)]
+    spark_read(spark, warm_up)
+    channel.write(json.dumps({"app_id": spark.sparkContext.applicationId, "decoders": decoders}) + "\n")
+    channel.flush()
+    for line in sys.stdin:
+        spark_read(spark, Path(json.loads(line)))
+        channel.write("{}\n")
+        channel.flush()
+    spark.stop()
+    return 0
+
+
+class SparkReader:
+    """One ``--serve`` driver process, started now and kept until ``close``."""
+
+    def __init__(self, name: str, master: str, conf: list[str], warm_up: Path, log: Path) -> None:
+        self.name = name
+        self.log = open(log, "wb")
+        command = [sys.executable, __file__, "--serve", master, "--warm-up", str(warm_up)]
+        for item in conf:
+            command += ["--conf", item]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                        text=True)
+
+    def ready(self) -> dict:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.name}: the driver exited ({self.process.wait()}); see {self.log.name}")
+        self.info = json.loads(line)
+        return self.info
+
+    def run(self, path: Path) -> dict[str, float]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        meter = CpuMeter(self.process.pid, self.info["app_id"] if self.name.startswith("cluster") else None)
+        meter.start()
+        self.process.stdin.write(json.dumps(str(path)) + "\n")
+        self.process.stdin.flush()
+        if not self.process.stdout.readline():
+            raise RuntimeError(f"{self.name}: the driver exited; see {self.log.name}")
+        return meter.stop()
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(120)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
 
 
 # --- report ---------------------------------------------------------------------------------------
 
-READERS = ["single process", "local[1]", "local[2]", "cluster"]
+SINGLE = "single process"
+CLUSTER_PYTHON = "cluster, plain Python"
+READERS = [SINGLE, "local[1]", "local[2]", "cluster", CLUSTER_PYTHON]
 
 
 def rate(rows: int, seconds: float) -> str:
@@ -200,85 +297,101 @@ def rate(rows: int, seconds: float) -> str:
     return f"{per_second / 1e6:.2f}M" if per_second >= 1e6 else f"{per_second / 1e3:.0f}k"
 
 
-def summary(result: dict, reader: str) -> dict[str, float]:
-    """Median wall time and CPU shares of one reader's runs on one input."""
-    runs = result["runs"][reader]
-    walls = [r["wall"] for r in runs]
-    median = statistics.median(walls)
-    middle = min(runs, key=lambda r: abs(r["wall"] - median))
-    millions = result["records"] / 1e6
-    return {"wall": median, "min": min(walls), "max": max(walls),
-            "jvm_per_m": middle["jvm"] / millions, "python_per_m": (middle["python"] + middle["driver"]) / millions,
-            "cores": (middle["jvm"] + middle["python"] + middle["driver"]) / middle["wall"]}
+def micros(runs: list[dict], records: int, *kinds: str) -> str:
+    values = sorted(sum(run[kind] for kind in kinds) / records * 1e6 for run in runs)
+    low, high = values[0], values[-1]
+    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}-{high:.2f}"
 
 
 def table(results: list[dict]) -> str:
     readers = [r for r in READERS if r in results[0]["runs"]]
     lines = [
-        "| input | records | " + " | ".join(f"{r} records/s (min-max)" for r in readers) + " |",
+        "| input | records | " + " | ".join(f"{r}: records/s (min-max)" for r in readers) + " |",
         "|---:|---:|" + "---:|" * len(readers),
     ]
     for result in results:
         cells = [f"{result['bytes'] / GB:.2f} GB", f"{result['records']:,}"]
         for reader in readers:
-            s = summary(result, reader)
-            cells.append(f"{rate(result['records'], s['wall'])} ({rate(result['records'], s['max'])}-"
-                         f"{rate(result['records'], s['min'])})")
+            walls = [run["wall"] for run in result["runs"][reader]]
+            cells.append(f"{rate(result['records'], statistics.median(walls))} ({rate(result['records'], max(walls))}-"
+                         f"{rate(result['records'], min(walls))})")
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "| input | reader | wall s | JVM CPU s per M records | Python CPU s per M records | cores busy |",
+    lines += ["", "CPU per record, range over the rounds:", "",
+              "| input | reader | Python µs (driver + workers) | JVM µs | total µs | cores busy (median) |",
               "|---:|---|---:|---:|---:|---:|"]
     for result in results:
         for reader in readers:
-            s = summary(result, reader)
-            lines.append(f"| {result['bytes'] / GB:.2f} GB | {reader} | {s['wall']:.1f} | {s['jvm_per_m']:.2f} | "
-                         f"{s['python_per_m']:.2f} | {s['cores']:.2f} |")
+            runs, records = result["runs"][reader], result["records"]
+            cores = statistics.median((r["jvm"] + r["python"] + r["driver"]) / r["wall"] for r in runs)
+            lines.append(f"| {result['bytes'] / GB:.2f} GB | {reader} | {micros(runs, records, 'python', 'driver')} | "
+                         f"{micros(runs, records, 'jvm')} | {micros(runs, records, 'python', 'driver', 'jvm')} | "
+                         f"{cores:.2f} |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="0.1,0.25,0.5,1", help="input sizes in GB (default 0.1,0.25,0.5,1)")
+    parser.add_argument("--sizes", default="0.1,0.25", help="input sizes in GB (default 0.1,0.25)")
     parser.add_argument("--segment-mb", type=int, default=50, help="segment size in MB (default 50)")
-    parser.add_argument("--rounds", type=int, default=3, help="runs of each reader per size (default 3)")
+    parser.add_argument("--rounds", type=int, default=5, help="runs of each reader per size (default 5)")
     parser.add_argument("--no-cluster", action="store_true", help="leave the standalone cluster out")
     parser.add_argument("--keep", type=Path, help="write the input here and keep it (default: a temp dir)")
     parser.add_argument("--json", type=Path, help="write the results as JSON here")
+    parser.add_argument("--serve", metavar="MASTER", help=argparse.SUPPRESS)  # a reader's driver process
+    parser.add_argument("--warm-up", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--conf", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    sizes = [int(float(s) * GB) for s in args.sizes.split(",")]
     warnings.filterwarnings("ignore", category=FutureWarning)
+    if args.serve:
+        return serve(args.serve, args.conf, args.warm_up)
+    sizes = [int(float(s) * GB) for s in args.sizes.split(",")]
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="kwire-bench-spark-"))
     cluster = None
+    readers: list[SparkReader] = []
     try:
         started = time.perf_counter()
         segments = write_segments(root / "segments", max(sizes), args.segment_mb * 1_000_000)
         print(f"wrote {len(segments)} segments in {time.perf_counter() - started:.0f} s under {root}", file=sys.stderr)
         inputs = [prefix_dir(root, segments, size, f"input-{i}") for i, size in enumerate(sizes)]
-        results: list[dict[str, Any]] = [{"bytes": total, "runs": {r: [] for r in READERS}} for _, total in inputs]
-        from kwire.spark.session import build_session
-
-        masters = ["local[1]", "local[2]"]
+        warm_up, _ = prefix_dir(root, segments, 1, "warm-up")  # one segment
+        masters = {"local[1]": ("local[1]", []), "local[2]": ("local[2]", [])}
         if not args.no_cluster:
             from tests.spark.standalone import StandaloneCluster
 
-            cluster = StandaloneCluster(root / "cluster").start()
-            masters.append(cluster.url)
-        else:
-            for result in results:
-                del result["runs"]["cluster"]
-        for master in masters:
-            reader = "cluster" if master.startswith("spark://") else master
-            spark = build_session(master, app_name="kwire-bench", config={"spark.executor.memory": "1g"})
-            spark_run(spark, inputs[0][0])  # untimed: starts the executors' Python workers
-            for round_ in range(args.rounds):
-                for (path, total), result in zip(inputs, results):
-                    result["runs"][reader].append(spark_run(spark, path))
-                    runs, result["records"] = single_process(path)
-                    result["runs"]["single process"].append(runs)
-                    print(f"round {round_ + 1}: {reader} {total / GB:.2f} GB: {result['runs'][reader][-1]['wall']:.1f} s, "
-                          f"single process {runs['wall']:.1f} s", file=sys.stderr)
-            spark.stop()
+            # two workers of two cores; each application gets one one-core executor on each
+            cluster = StandaloneCluster(root / "cluster", cores=2, memory="2g").start()
+            one_per_worker = ["spark.cores.max=2", "spark.executor.cores=1"]
+            masters["cluster"] = (cluster.url, one_per_worker)
+            masters[CLUSTER_PYTHON] = (cluster.url, [*one_per_worker, "spark.executorEnv.KWIRE_RECORD_DECODER=python"])
+        for name, (master, conf) in masters.items():
+            readers.append(SparkReader(name, master, conf, warm_up, root / f"{name}.log"))
+        from kwire.records import columns
+
+        decoders = {SINGLE: [columns.IMPLEMENTATION_NAME]}
+        for reader in readers:
+            decoders[reader.name] = reader.ready()["decoders"]
+        print("record decoder: " + "; ".join(f"{name}: {', '.join(sorted(set(d)))}" for name, d in decoders.items()),
+              file=sys.stderr)
+        names = [SINGLE, *masters]
+        results: list[dict[str, Any]] = [{"bytes": total, "decoders": decoders, "runs": {r: [] for r in names}}
+                                         for _, total in inputs]
+        by_name = {reader.name: reader for reader in readers}
+        for round_ in range(args.rounds):
+            order = names[round_ % len(names):] + names[:round_ % len(names)]
+            for (path, total), result in zip(inputs, results):
+                for name in order:
+                    if name == SINGLE:
+                        run, result["records"] = single_process(path)
+                    else:
+                        run = by_name[name].run(path)
+                    result["runs"][name].append(run)
+                print(f"round {round_ + 1}, {total / GB:.2f} GB: " + ", ".join(
+                    f"{name} {result['runs'][name][-1]['wall']:.1f} s" for name in names)
+                    + f" (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
     finally:
+        for reader in readers:
+            reader.close()
         if cluster is not None:
             cluster.stop()
         if not args.keep:

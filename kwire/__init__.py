@@ -36,6 +36,12 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version as _distribution_version
 
+from kwire.spark.shipped import guard as _guard_shipped_copy
+
+# Only in a copy that Spark shipped to an executor: compiled modules that do not load there give
+# way to their Python source (kwire/spark/shipped.py).
+_guard_shipped_copy(__path__[0])
+
 from kwire.wire.errors import (
     CorruptRecordError,
     DecodeError,

@@ -3,9 +3,11 @@
 :mod:`kwire.records.column_decoder` is compiled by mypyc into
 ``kwire.records._column_decoder_mypyc`` (``make native``, and ``make test``, build it; see
 ``python -m kwire.generator.native_records --help``). That module is used only when it was built
-from the very source beside it: a stale build (the source changed since) or one that does not
-import is skipped, and :data:`FALLBACK_REASON` says why. ``KWIRE_RECORD_DECODER=python`` in the
-environment skips it on purpose (to compare, or to rule it out).
+from the very source beside it: a stale build (the source changed since), one that does not
+import (say, on a Spark executor whose C library is older than the driver's) or one built for
+another Python or platform is skipped, and :data:`FALLBACK_REASON` says why; the first two also
+warn, once. ``KWIRE_RECORD_DECODER=python`` in the environment skips it on purpose (to compare, or
+to rule it out).
 
 Usage::
 
@@ -20,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import os
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -42,9 +46,15 @@ def load_compiled() -> tuple[ModuleType | None, str | None]:
         return None, f"{CHOICE_VARIABLE}=python"
     try:
         module = importlib.import_module(COMPILED_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != COMPILED_MODULE:  # a module the build imports (mypyc's librt) is missing
+            return None, f"the build does not import: {exc}"
+        others = builds_for_other_interpreters()
+        if others:
+            return None, (f"built for another Python or platform ({', '.join(others)}); this one loads "
+                          f"*{importlib.machinery.EXTENSION_SUFFIXES[0]}")
+        return None, "not built (make native)"
     except ImportError as exc:
-        if getattr(exc, "name", None) == COMPILED_MODULE:
-            return None, "not built (make native)"
         return None, f"the build does not import: {exc}"
     built_from = getattr(module, "BUILT_FROM", None)
     if built_from != source_digest():
@@ -52,7 +62,25 @@ def load_compiled() -> tuple[ModuleType | None, str | None]:
     return module, None
 
 
+def builds_for_other_interpreters() -> list[str]:
+    """Compiled files of the decoder beside its source that this interpreter does not load."""
+    stem = COMPILED_MODULE.rpartition(".")[2]
+    loadable = {stem + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES}
+    return sorted(path.name for path in SOURCE.parent.glob(stem + ".*")
+                  if path.name.endswith((".so", ".pyd")) and path.name not in loadable)
+
+
+def warn_if_unusable(reason: str | None) -> None:
+    """Warn when a build of this interpreter's kind is present but not used: a stale build, or
+    one that does not load (not when it was never built, or is switched off, or is for another
+    Python: :mod:`kwire.spark.shipped` speaks for shipped copies of those)."""
+    if reason is not None and reason.startswith(("the build is stale", "the build does not import")):
+        warnings.warn(f"kwire: the compiled record decoder is not used ({reason}); records decode as "
+                      f"plain Python, over ten times slower", RuntimeWarning, stacklevel=2)
+
+
 _compiled, FALLBACK_REASON = load_compiled()
+warn_if_unusable(FALLBACK_REASON)
 #: The implementation in use: the mypyc build, or the Python source it is compiled from.
 IMPLEMENTATION: ModuleType = _compiled if _compiled is not None else column_decoder
 #: "mypyc" or "python".

@@ -8,14 +8,16 @@
     records = spark.read.format("kwire").load("/var/lib/kafka/data")
     typed = decode_column(frames, "body", "MetadataResponse", 12)
 
-Modules: ``session`` (the SparkSession), ``datasource`` (the ``kwire`` format), ``options``
-(its options), ``logfiles`` (which files, of which kind), ``storage`` (reading them: local
-disks, or ``s3://``, ``gs://``, ``hdfs://`` through ``pyarrow.fs``), ``splits`` (cutting files at batch
-boundaries), ``arrow_records`` (pieces of files to Arrow batches), ``record_arrays`` (Arrow
-arrays over the column decoder's buffers), ``decoders`` (record values to messages),
-``typed`` (the typed ``record`` column), ``schemas`` (Arrow and Spark schemas of rows and
-messages), ``decode`` (``decode_column``), ``local_reader`` (the same rows without Spark),
-``fuzz`` (``kwire fuzz --spark``), ``progress`` (a progress line for jobs).
+Modules: ``session`` (the SparkSession), ``shipping`` (kwire to a cluster's executors, as
+archives), ``shipped`` (a shipped copy on an executor: compiled modules that cannot load fall back),
+``datasource`` (the ``kwire`` format), ``options`` (its options), ``logfiles`` (which files, of
+which kind), ``storage`` (reading them: local disks, or ``s3://``, ``gs://``, ``hdfs://`` through
+``pyarrow.fs``), ``splits`` (cutting files at batch boundaries), ``arrow_records`` (pieces of files
+to Arrow batches), ``record_arrays`` (Arrow arrays over the column decoder's buffers),
+``decoders`` (record values to messages), ``typed`` (the typed ``record`` column), ``schemas``
+(Arrow and Spark schemas of rows and messages), ``decode`` (``decode_column``), ``local_reader``
+(the same rows without Spark), ``fuzz`` (``kwire fuzz --spark``), ``progress`` (a progress line
+for jobs).
 PySpark is imported only by the modules that need it.
 """
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 _EXPORTS = {
     "build_session": "kwire.spark.session",
-    "ship_packages": "kwire.spark.session",
+    "ship_packages": "kwire.spark.shipping",
     "register": "kwire.spark.datasource",
     "KwireDataSource": "kwire.spark.datasource",
     "decode_column": "kwire.spark.decode",

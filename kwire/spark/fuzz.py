@@ -82,11 +82,12 @@ def run_spark_sweep(messages: Sequence[str], *, master: str | None = None, show_
                     show_jvm_output: bool = True, **options: Any) -> dict[str, Any]:
     """Start (or reuse) the session and run :func:`spark_sweep`, with a progress line on stderr."""
     from kwire.spark.progress import JobProgress
-    from kwire.spark.session import SHIPPED_PACKAGES, build_session, ship_packages
+    from kwire.spark.session import build_session
+    from kwire.spark.shipping import SHIPPED_PACKAGES, ship_packages, shipping_enabled
 
     spark = build_session(master, app_name="kwire fuzz", show_jvm_output=show_jvm_output)
     package = options.get("package", "kwire.generated")
-    if package not in SHIPPED_PACKAGES:  # another generated package: the tasks import it too
+    if package not in SHIPPED_PACKAGES and shipping_enabled(spark):  # another generated package
         ship_packages(spark, [package])
     if not show_progress:
         return spark_sweep(spark, messages, **options)

@@ -5,8 +5,9 @@
 - quiet logs: the ``log4j2.properties`` shipped beside this module (errors only);
 - Python workers on this interpreter (``PYSPARK_PYTHON``) unless it is set; on a cluster set
   it to the executors' interpreter;
-- kwire importable in the workers: through ``PYTHONPATH`` with a local master, and as a zip of
-  the ``kwire`` package (with ``kwire.generated``) added with ``addPyFile`` otherwise;
+- kwire importable in the workers: through ``PYTHONPATH`` with a local master; otherwise shipped
+  as archives the executors unpack, compiled modules included (:mod:`kwire.spark.shipping`),
+  unless ``ship`` is empty or the Spark setting ``spark.kwire.ship`` is ``false``;
 - the ``kwire`` data source registered.
 
 Settings made elsewhere win over these defaults: keys given in ``config`` or in
@@ -18,18 +19,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import tempfile
 import warnings
-import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from kwire.spark.jvm_output import jvm_stderr
+from kwire.spark.shipping import SHIPPED_PACKAGES, ship_packages, shipping_enabled
 
 LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
 DEFAULT_MASTER = "local[*]"
-# kwire.generated is its own folder in a source checkout (an installed kwire holds it inside kwire/)
-SHIPPED_PACKAGES = ("kwire", "kwire.generated")
 
 _PANDAS_WARNING = "PySpark does not yet fully support pandas"
 
@@ -78,9 +76,9 @@ def build_session(
     with jvm_stderr(show_jvm_output):
         spark = builder.getOrCreate()
 
-    if not is_local(master):
+    if not is_local(master) and shipping_enabled(spark):
         ship_packages(spark, packages)
-    # After shipping: a registered data source carries the Python includes known at this point.
+    # After shipping: a registered data source carries the Python includes (addPyFile) known now.
     from kwire.spark.datasource import register
 
     register(spark)
@@ -149,37 +147,3 @@ def _add_to_pythonpath(roots: list[str]) -> None:
     missing = [root for root in roots if root not in current]
     if missing:
         os.environ["PYTHONPATH"] = os.pathsep.join(current + missing)
-
-
-def ship_packages(spark, packages: Iterable[str] = SHIPPED_PACKAGES) -> Path | None:
-    """Zip ``packages`` (sources only) and add the zip to every executor's ``sys.path``.
-
-    Packages already shipped to this SparkContext are left out (a second ``build_session`` in one
-    process ships nothing); returns the zip written, or None when there was nothing to ship.
-    """
-    context = spark.sparkContext
-    shipped: set[str] = context.__dict__.setdefault("_kwire_shipped", set())
-    zips: list[Path] = context.__dict__.setdefault("_kwire_zips", [])
-    wanted = [name for name in packages if name not in shipped]
-    if not wanted:
-        return None
-    # Spark refuses a second file of the same name: later zips are numbered
-    target = Path(tempfile.mkdtemp(prefix="kwire-ship-")) / (f"kwire_packages_{len(zips)}.zip" if zips else
-                                                             "kwire_packages.zip")
-    written: set[Path] = set()
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in wanted:
-            spec = importlib.util.find_spec(name)
-            if spec is None or not spec.submodule_search_locations:
-                continue
-            package_dir = Path(next(iter(spec.submodule_search_locations))).resolve()
-            for file in sorted(package_dir.rglob("*")):
-                if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
-                    name_in_zip = Path(*name.split(".")) / file.relative_to(package_dir)
-                    if name_in_zip not in written:  # an installed kwire already holds kwire.generated
-                        written.add(name_in_zip)
-                        archive.write(file, name_in_zip)
-    context.addPyFile(str(target))
-    shipped.update(wanted)
-    zips.append(target)
-    return target

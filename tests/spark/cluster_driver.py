@@ -9,8 +9,8 @@ all of them: it reads requests as JSON lines on stdin and answers each with a JS
   ``--master spark://...`` starts the session and the commands after it reuse it, as a second
   ``build_session`` in one process does; the answer holds the exit code, stdout and stderr.
 - ``{"probe": N, "master": URL, "executors": E}`` waits until E executors have registered, then
-  runs N tasks that report where each executor's Python imported ``kwire`` and ``kwire.generated``
-  from, and in which executor's directory it runs.
+  runs N tasks of ``kwire.spark.shipping.executor_report``: where each executor's Python imported
+  ``kwire`` from, which record decoder it runs, in which executor's directory.
 
 Run as ``python -m tests.spark.cluster_driver``; ``ClusterDriver`` is the test side.
 """
@@ -116,17 +116,7 @@ def _run_kwire(argv: list[str]) -> dict:
 
 def _probe(tasks: int, master: str, executors: int) -> dict:
     from kwire.spark.session import build_session
-
-    def where_from(_):
-        import os as task_os
-
-        import kwire
-        import kwire.generated
-        from pyspark import TaskContext
-
-        # an executor's Python workers run in its work directory: worker-N/app-ID/EXECUTOR-ID
-        return {"kwire": kwire.__file__, "generated": kwire.generated.__file__, "cwd": task_os.getcwd(),
-                "partition": TaskContext.get().partitionId(), "pythonpath": task_os.environ.get("PYTHONPATH", "")}
+    from kwire.spark.shipping import executor_report
 
     spark = build_session(master, app_name="kwire tests")  # the session the kwire commands use, if started
     status = spark.sparkContext._jsc.sc().getExecutorMemoryStatus()  # the driver's block manager too
@@ -134,7 +124,7 @@ def _probe(tasks: int, master: str, executors: int) -> dict:
     while status.size() < executors + 1 and time.monotonic() < deadline:
         time.sleep(0.2)
         status = spark.sparkContext._jsc.sc().getExecutorMemoryStatus()
-    return {"tasks": spark.sparkContext.parallelize(range(tasks), tasks).map(where_from).collect()}
+    return {"tasks": executor_report(spark, tasks)}
 
 
 def main() -> int:

@@ -1,7 +1,8 @@
 """kwire on a real Spark standalone cluster (a master and two workers on loopback, see
 standalone.py): the jobs give exactly the single-process reader's rows and the local sweep's
-report, kwire reaches the executors as the zip ``build_session`` ships, a lost executor costs
-nothing, and damaged input fails or is counted as it does locally.
+report, kwire reaches the executors as the archives ``build_session`` ships (the compiled record
+decoder loading there), a lost executor costs nothing, and damaged input fails or is counted as
+it does locally.
 
 The expected rows come from ``read_table`` (checked against kafka-python in test_decode.py) and
 the expected report from the local sweep; every cluster job runs in one driver subprocess
@@ -21,7 +22,7 @@ import pytest
 
 from kwire.cli.main import main as kwire_main
 from kwire.spark import read_table
-from tests.paths import KRAFT_361, REPO
+from tests.paths import KRAFT_361
 from tests.spark.remote_data import BUCKET
 
 pytestmark = pytest.mark.xdist_group("spark-cluster")
@@ -55,21 +56,34 @@ def test_decode_on_the_cluster_gives_the_single_process_rows(cluster, cluster_dr
     assert len(list(out.glob("*.parquet"))) >= 8  # 7 MB at 1 MB splits: many tasks, both executors
 
 
-def test_executors_import_kwire_from_the_shipped_zip(cluster, cluster_driver):
-    tasks = cluster_driver.probe(cluster.url, tasks=8, executors=2)
+@pytest.fixture(scope="module")
+def executor_tasks(cluster, cluster_driver) -> list[dict]:
+    """What 8 tasks over both executors saw of kwire (cluster_driver.py's probe)."""
+    return cluster_driver.probe(cluster.url, tasks=8, executors=2)
+
+
+def test_executors_import_kwire_from_the_shipped_archives(cluster, executor_tasks):
     workers = set()
-    for task in tasks:
-        work_dir = Path(task["cwd"])
+    for task in executor_tasks:
+        work_dir = Path(task["directory"])
         assert work_dir.is_relative_to(cluster.root), task  # an executor's directory, under a worker
         workers.add(work_dir.relative_to(cluster.root).parts[0])
-        # zipimport paths: <the zip Spark fetched into the executor's directory>/kwire/...
-        zip_dir = work_dir / "kwire_packages.zip"
-        assert (work_dir / task["kwire"]).resolve() == (zip_dir / "kwire" / "__init__.py").resolve(), task
-        assert (work_dir / task["generated"]).resolve() == (zip_dir / "kwire" / "generated" / "__init__.py").resolve()
-        # Spark's own pyspark.zip and py4j are there, but no folder holding kwire (the worktree)
-        assert not [entry for entry in task["pythonpath"].split(os.pathsep) if (Path(entry) / "kwire").is_dir()]
-        assert str(REPO) not in task["pythonpath"].split(os.pathsep)
+        # the archive Spark unpacked in the executor's directory (its SparkFiles root) as kwire/,
+        # not the checkout (which the executors' interpreter, this venv's, could also import)
+        assert Path(task["kwire"]).resolve() == (work_dir / "kwire" / "__init__.py").resolve(), task
+        assert Path(task["generated"]).resolve() == (work_dir / "kwire" / "generated" / "__init__.py").resolve()
     assert workers == {"worker-0", "worker-1"}
+
+
+def test_executors_run_the_compiled_record_decoder_shipped_with_its_runtime(executor_tasks, compiled_record_decoder):
+    compiled = Path(compiled_record_decoder.__file__).name
+    for task in executor_tasks:
+        work_dir = Path(task["directory"])
+        assert (task["record_decoder"], task["fallback_reason"]) == ("mypyc", None), task
+        assert Path(task["record_decoder_file"]).resolve() == (work_dir / "kwire" / "records" / compiled).resolve()
+        # mypyc's run-time support came in the archives too: the executors need nothing installed
+        assert Path(task["librt"]).resolve().is_relative_to(work_dir / "librt"), task
+        assert Path(task["mypy_extensions"]).resolve() == (work_dir / "mypy_extensions.py").resolve()
 
 
 def test_fuzz_on_the_cluster_writes_the_local_report(cluster, cluster_driver, tmp_path):
