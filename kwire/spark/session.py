@@ -78,7 +78,8 @@ def build_session(
 
     if not is_local(master) and shipping_enabled(spark):
         ship_packages(spark, packages)
-    # After shipping: a registered data source carries the Python includes (addPyFile) known now.
+    # Registered last: a data source keeps the Python includes (addPyFile) known when it is
+    # registered; kwire's own archives reach its tasks through the SparkFiles root either way.
     from kwire.spark.datasource import register
 
     register(spark)

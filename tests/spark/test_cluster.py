@@ -1,8 +1,8 @@
 """kwire on a real Spark standalone cluster (a master and two workers on loopback, see
 standalone.py): the jobs give exactly the single-process reader's rows and the local sweep's
 report, kwire reaches the executors as the archives ``build_session`` ships (the compiled record
-decoder loading there), a lost executor costs nothing, and damaged input fails or is counted as
-it does locally.
+decoder loading there, and no executor log saying a compiled module fell back), a lost executor
+costs nothing, and damaged input fails or is counted as it does locally.
 
 The expected rows come from ``read_table`` (checked against kafka-python in test_decode.py) and
 the expected report from the local sweep; every cluster job runs in one driver subprocess
@@ -154,6 +154,19 @@ def test_damaged_input_on_the_cluster_fails_with_file_and_offset_or_is_counted(c
                if r["skipped_bytes"] is not None]
     assert sorted(skipped) == [(str(damaged), 236, 166), (str(torn), 99952, 48)]
     assert written_rows(tmp_path / "b") == expected_rows(tmp_path / "damaged", skip_undecodable=True)
+
+
+def test_no_executor_of_the_tests_application_fell_back_to_plain_python(executor_tasks):
+    """The probe asks one kind of task; the jobs above (data source reads, fuzz tasks) ran in the
+    same executors' Python workers, and a compiled module of the shipped kwire that does not load
+    there says so in the executor's stderr log (kwire/spark/shipped.py, columns.py): none did.
+    Run last in this module, so that it reads what every job before it left."""
+    applications = {Path(task["directory"]).parent for task in executor_tasks}  # worker-N/app-ID/
+    logs = [log for application in applications for log in application.glob("*/stderr")]
+    assert len(logs) >= 2, logs  # one per executor, at least
+    warned = [line for log in logs for line in log.read_text(errors="replace").splitlines()
+              if "RuntimeWarning: kwire:" in line]
+    assert warned == []
 
 
 def whole_batches(data: bytes, limit: int) -> int:
