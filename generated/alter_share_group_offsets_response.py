@@ -268,42 +268,43 @@ def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
-                    field = "partition_index, error_code"
-                    partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
-                    pos += 6
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            else:
+                partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
+                        field = "partition_index, error_code"
+                        partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
+                        pos += 6
+                        field = "error_message"
+                        error_message_end = pos + buf[pos]
+                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                            pos = error_message_end
+                        else:
+                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -389,80 +390,82 @@ def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Alter
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(AlterShareGroupOffsetsResponseTopic)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        responses_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        responses_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
-                                field = "partition_index, error_code"
-                                partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
-                                pos += 6
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            else:
+                responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(AlterShareGroupOffsetsResponseTopic)
+                        field = "topic_name"
+                        topic_name_end = pos + buf[pos]
+                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                            responses_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                            pos = topic_name_end
+                        else:
+                            responses_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            else:
+                                partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
+                                        field = "partition_index, error_code"
+                                        partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
+                                        pos += 6
+                                        field = "error_message"
+                                        error_message_end = pos + buf[pos]
+                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                            pos = error_message_end
+                                        else:
+                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                responses_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -285,41 +285,42 @@ def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberM
         field = "supported_protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
         supported_protocols_n = buf[pos] - 1
-        if supported_protocols_n < 0x7F and supported_protocols_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if supported_protocols_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            supported_protocols_n, pos = _w.read_count(buf, pos, True)
-        if supported_protocols_n < 0:
-            raise DecodeError("non-nullable field supported_protocols was null", offset=pos)
-        elif supported_protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            supported_protocols_items: list[ClassicProtocol] = []
-            for supported_protocols_index in range(supported_protocols_n):
-                try:
-                    supported_protocols_item = blank_instance(ClassicProtocol)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        supported_protocols_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        supported_protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "metadata"
-                    supported_protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        supported_protocols_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        supported_protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "supported_protocols[]", supported_protocols_index
-                    raise failure from None
-                supported_protocols_items.append(supported_protocols_item)
-            field, index = "supported_protocols[]", supported_protocols_index  # as the last call would have left them
-            metadata.supported_protocols = supported_protocols_items
+            if supported_protocols_n < 0x7F and supported_protocols_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                supported_protocols_n, pos = _w.read_count(buf, pos, True)
+            if supported_protocols_n < 0:
+                raise DecodeError("non-nullable field supported_protocols was null", offset=pos)
+            else:
+                supported_protocols_items: list[ClassicProtocol] = []
+                for supported_protocols_index in range(supported_protocols_n):
+                    try:
+                        supported_protocols_item = blank_instance(ClassicProtocol)
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            supported_protocols_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            supported_protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "metadata"
+                        supported_protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            supported_protocols_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            supported_protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "supported_protocols[]", supported_protocols_index
+                        raise failure from None
+                    supported_protocols_items.append(supported_protocols_item)
+                field, index = "supported_protocols[]", supported_protocols_index  # as the last call would have left them
+                metadata.supported_protocols = supported_protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -412,20 +413,21 @@ def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Con
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            value.subscribed_topic_names = subscribed_topic_names_items
+            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+            if subscribed_topic_names_n < 0:
+                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            else:
+                subscribed_topic_names_items: list[str] = []
+                for index in range(subscribed_topic_names_n):
+                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                value.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
         subscribed_topic_regex_end = pos + buf[pos]
         if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string

@@ -261,8 +261,8 @@ def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Creat
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif renewers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             renewers_items: list[CreatableRenewers] = []
             for renewers_index in range(renewers_n):
@@ -337,46 +337,47 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[CreatableRenewers] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(CreatableRenewers)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        renewers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
-                renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
-            request.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            else:
+                renewers_items: list[CreatableRenewers] = []
+                for renewers_index in range(renewers_n):
+                    try:
+                        renewers_item = blank_instance(CreatableRenewers)
+                        field = "principal_type"
+                        principal_type_end = pos + buf[pos]
+                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                            pos = principal_type_end
+                        else:
+                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_end = pos + buf[pos]
+                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                            pos = principal_name_end
+                        else:
+                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            renewers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "renewers[]", renewers_index
+                        raise failure from None
+                    renewers_items.append(renewers_item)
+                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8
@@ -462,46 +463,47 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[CreatableRenewers] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(CreatableRenewers)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        renewers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
-                renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
-            request.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            else:
+                renewers_items: list[CreatableRenewers] = []
+                for renewers_index in range(renewers_n):
+                    try:
+                        renewers_item = blank_instance(CreatableRenewers)
+                        field = "principal_type"
+                        principal_type_end = pos + buf[pos]
+                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                            pos = principal_type_end
+                        else:
+                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_end = pos + buf[pos]
+                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                            pos = principal_name_end
+                        else:
+                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            renewers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "renewers[]", renewers_index
+                        raise failure from None
+                    renewers_items.append(renewers_item)
+                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8

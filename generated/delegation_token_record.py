@@ -127,20 +127,21 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
         field = "renewers"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[str] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _w.read_compact_string_nn(buf, pos)
-                renewers_items.append(renewers_item)
-            record.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            else:
+                renewers_items: list[str] = []
+                for index in range(renewers_n):
+                    renewers_item, pos = _w.read_compact_string_nn(buf, pos)
+                    renewers_items.append(renewers_item)
+                record.renewers = renewers_items
         field = "issue_timestamp, max_timestamp, expiration_timestamp"
         record.issue_timestamp, record.max_timestamp, record.expiration_timestamp = _unpack_DelegationTokenRecord_issue_timestamp_to_expiration_timestamp(buf, pos)
         pos += 24

@@ -432,8 +432,8 @@ def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFil
         matching_acls_n, pos = _w.read_count(buf, pos, False)
         if matching_acls_n < 0:
             raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-        elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif matching_acls_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
             for matching_acls_index in range(matching_acls_n):
@@ -528,72 +528,73 @@ def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsF
         field = "matching_acls[]"
         index = -1  # no element yet: an error in the count names the array itself
         matching_acls_n = buf[pos] - 1
-        if matching_acls_n < 0x7F and matching_acls_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if matching_acls_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            matching_acls_n, pos = _w.read_count(buf, pos, True)
-        if matching_acls_n < 0:
-            raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-        elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            matching_acls_items: list[DeleteAclsMatchingAcl] = []
-            for matching_acls_index in range(matching_acls_n):
-                try:
-                    matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                    field = "error_code"
-                    (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "resource_type"
-                    (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "pattern_type"
-                    (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
-                    pos += 1
-                    field = "principal"
-                    principal_end = pos + buf[pos]
-                    if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
-                        matching_acls_item.principal = buf[pos + 1:principal_end].decode()
-                        pos = principal_end
-                    else:
-                        matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        matching_acls_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if matching_acls_n < 0x7F and matching_acls_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                matching_acls_n, pos = _w.read_count(buf, pos, True)
+            if matching_acls_n < 0:
+                raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+            else:
+                matching_acls_items: list[DeleteAclsMatchingAcl] = []
+                for matching_acls_index in range(matching_acls_n):
+                    try:
+                        matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
+                        field = "error_code"
+                        (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_end = pos + buf[pos]
+                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                            matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
+                            pos = error_message_end
+                        else:
+                            matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "resource_type"
+                        (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
                         pos += 1
-                        matching_acls_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "matching_acls[]", matching_acls_index
-                    raise failure from None
-                matching_acls_items.append(matching_acls_item)
-            field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
-            result.matching_acls = matching_acls_items
+                        field = "resource_name"
+                        resource_name_end = pos + buf[pos]
+                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                            matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                            pos = resource_name_end
+                        else:
+                            matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "pattern_type"
+                        (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
+                        pos += 1
+                        field = "principal"
+                        principal_end = pos + buf[pos]
+                        if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
+                            matching_acls_item.principal = buf[pos + 1:principal_end].decode()
+                            pos = principal_end
+                        else:
+                            matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            matching_acls_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "operation, permission_type"
+                        matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            matching_acls_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "matching_acls[]", matching_acls_index
+                        raise failure from None
+                    matching_acls_items.append(matching_acls_item)
+                field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
+                result.matching_acls = matching_acls_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -665,8 +666,8 @@ def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
         filter_results_n, pos = _w.read_count(buf, pos, False)
         if filter_results_n < 0:
             raise DecodeError("non-nullable field filter_results was null", offset=pos)
-        elif filter_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif filter_results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
             for filter_results_index in range(filter_results_n):
@@ -682,8 +683,8 @@ def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
                     matching_acls_n, pos = _w.read_count(buf, pos, False)
                     if matching_acls_n < 0:
                         raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-                    elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif matching_acls_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         matching_acls_items: list[DeleteAclsMatchingAcl] = []
                         for matching_acls_index in range(matching_acls_n):
@@ -776,111 +777,113 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
         field = "filter_results[]"
         index = -1  # no element yet: an error in the count names the array itself
         filter_results_n = buf[pos] - 1
-        if filter_results_n < 0x7F and filter_results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if filter_results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            filter_results_n, pos = _w.read_count(buf, pos, True)
-        if filter_results_n < 0:
-            raise DecodeError("non-nullable field filter_results was null", offset=pos)
-        elif filter_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            filter_results_items: list[DeleteAclsFilterResult] = []
-            for filter_results_index in range(filter_results_n):
-                try:
-                    filter_results_item = blank_instance(DeleteAclsFilterResult)
-                    field = "error_code"
-                    (filter_results_item.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        filter_results_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        filter_results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "matching_acls[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    matching_acls_n = buf[pos] - 1
-                    if matching_acls_n < 0x7F and matching_acls_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        matching_acls_n, pos = _w.read_count(buf, pos, True)
-                    if matching_acls_n < 0:
-                        raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-                    elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        matching_acls_items: list[DeleteAclsMatchingAcl] = []
-                        for matching_acls_index in range(matching_acls_n):
-                            try:
-                                matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
-                                field = "error_code"
-                                (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
-                                pos += 2
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "resource_type"
-                                (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
+            if filter_results_n < 0x7F and filter_results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                filter_results_n, pos = _w.read_count(buf, pos, True)
+            if filter_results_n < 0:
+                raise DecodeError("non-nullable field filter_results was null", offset=pos)
+            else:
+                filter_results_items: list[DeleteAclsFilterResult] = []
+                for filter_results_index in range(filter_results_n):
+                    try:
+                        filter_results_item = blank_instance(DeleteAclsFilterResult)
+                        field = "error_code"
+                        (filter_results_item.error_code,) = _unpack_DeleteAclsFilterResult_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_end = pos + buf[pos]
+                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                            filter_results_item.error_message = buf[pos + 1:error_message_end].decode()
+                            pos = error_message_end
+                        else:
+                            filter_results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "matching_acls[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        matching_acls_n = buf[pos] - 1
+                        if matching_acls_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if matching_acls_n < 0x7F and matching_acls_n < size - pos:  # the usual case: a one-byte count that fits
                                 pos += 1
-                                field = "resource_name"
-                                resource_name_end = pos + buf[pos]
-                                if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                                    matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                                    pos = resource_name_end
-                                else:
-                                    matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "pattern_type"
-                                (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
-                                pos += 1
-                                field = "principal"
-                                principal_end = pos + buf[pos]
-                                if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
-                                    matching_acls_item.principal = buf[pos + 1:principal_end].decode()
-                                    pos = principal_end
-                                else:
-                                    matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    matching_acls_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "operation, permission_type"
-                                matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    matching_acls_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "matching_acls[]", matching_acls_index
-                                raise failure from None
-                            matching_acls_items.append(matching_acls_item)
-                        field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
-                        filter_results_item.matching_acls = matching_acls_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        filter_results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        filter_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "filter_results[]", filter_results_index
-                    raise failure from None
-                filter_results_items.append(filter_results_item)
-            field, index = "filter_results[]", filter_results_index  # as the last call would have left them
-            response.filter_results = filter_results_items
+                            else:
+                                matching_acls_n, pos = _w.read_count(buf, pos, True)
+                            if matching_acls_n < 0:
+                                raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+                            else:
+                                matching_acls_items: list[DeleteAclsMatchingAcl] = []
+                                for matching_acls_index in range(matching_acls_n):
+                                    try:
+                                        matching_acls_item = blank_instance(DeleteAclsMatchingAcl)
+                                        field = "error_code"
+                                        (matching_acls_item.error_code,) = _unpack_DeleteAclsMatchingAcl_error_code(buf, pos)
+                                        pos += 2
+                                        field = "error_message"
+                                        error_message_end = pos + buf[pos]
+                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                            matching_acls_item.error_message = buf[pos + 1:error_message_end].decode()
+                                            pos = error_message_end
+                                        else:
+                                            matching_acls_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "resource_type"
+                                        (matching_acls_item.resource_type,) = _unpack_DeleteAclsMatchingAcl_resource_type(buf, pos)
+                                        pos += 1
+                                        field = "resource_name"
+                                        resource_name_end = pos + buf[pos]
+                                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                            matching_acls_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                            pos = resource_name_end
+                                        else:
+                                            matching_acls_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "pattern_type"
+                                        (matching_acls_item.pattern_type,) = _unpack_DeleteAclsMatchingAcl_pattern_type(buf, pos)
+                                        pos += 1
+                                        field = "principal"
+                                        principal_end = pos + buf[pos]
+                                        if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
+                                            matching_acls_item.principal = buf[pos + 1:principal_end].decode()
+                                            pos = principal_end
+                                        else:
+                                            matching_acls_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "host"
+                                        host_end = pos + buf[pos]
+                                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                            matching_acls_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            matching_acls_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "operation, permission_type"
+                                        matching_acls_item.operation, matching_acls_item.permission_type = _unpack_DeleteAclsMatchingAcl_operation_permission_type(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            matching_acls_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            matching_acls_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "matching_acls[]", matching_acls_index
+                                        raise failure from None
+                                    matching_acls_items.append(matching_acls_item)
+                                field, index = "matching_acls[]", matching_acls_index  # as the last call would have left them
+                                filter_results_item.matching_acls = matching_acls_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            filter_results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            filter_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "filter_results[]", filter_results_index
+                        raise failure from None
+                    filter_results_items.append(filter_results_item)
+                field, index = "filter_results[]", filter_results_index  # as the last call would have left them
+                response.filter_results = filter_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

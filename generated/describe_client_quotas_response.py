@@ -441,8 +441,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entity_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -465,8 +465,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         values_n, pos = _w.read_count(buf, pos, False)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif values_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             values_items: list[ValueData] = []
             for values_index in range(values_n):
@@ -546,85 +546,87 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
         entity_n = buf[pos] - 1
-        if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entity_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entity_n, pos = _w.read_count(buf, pos, True)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entity_items: list[EntityData] = []
-            for entity_index in range(entity_n):
-                try:
-                    entity_item = blank_instance(EntityData)
-                    field = "entity_type"
-                    entity_type_end = pos + buf[pos]
-                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                        pos = entity_type_end
-                    else:
-                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "entity_name"
-                    entity_name_end = pos + buf[pos]
-                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                        pos = entity_name_end
-                    else:
-                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entity_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entity[]", entity_index
-                    raise failure from None
-                entity_items.append(entity_item)
-            field, index = "entity[]", entity_index  # as the last call would have left them
-            data.entity = entity_items
+            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entity_n, pos = _w.read_count(buf, pos, True)
+            if entity_n < 0:
+                raise DecodeError("non-nullable field entity was null", offset=pos)
+            else:
+                entity_items: list[EntityData] = []
+                for entity_index in range(entity_n):
+                    try:
+                        entity_item = blank_instance(EntityData)
+                        field = "entity_type"
+                        entity_type_end = pos + buf[pos]
+                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                            pos = entity_type_end
+                        else:
+                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "entity_name"
+                        entity_name_end = pos + buf[pos]
+                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                            pos = entity_name_end
+                        else:
+                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entity_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entity[]", entity_index
+                        raise failure from None
+                    entity_items.append(entity_item)
+                field, index = "entity[]", entity_index  # as the last call would have left them
+                data.entity = entity_items
         field = "values[]"
         index = -1  # no element yet: an error in the count names the array itself
         values_n = buf[pos] - 1
-        if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if values_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            values_n, pos = _w.read_count(buf, pos, True)
-        if values_n < 0:
-            raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            values_items: list[ValueData] = []
-            for values_index in range(values_n):
-                try:
-                    values_item = blank_instance(ValueData)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        values_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        values_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                    pos += 8
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        values_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "values[]", values_index
-                    raise failure from None
-                values_items.append(values_item)
-            field, index = "values[]", values_index  # as the last call would have left them
-            data.values = values_items
+            if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                values_n, pos = _w.read_count(buf, pos, True)
+            if values_n < 0:
+                raise DecodeError("non-nullable field values was null", offset=pos)
+            else:
+                values_items: list[ValueData] = []
+                for values_index in range(values_n):
+                    try:
+                        values_item = blank_instance(ValueData)
+                        field = "key"
+                        key_end = pos + buf[pos]
+                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                            values_item.key = buf[pos + 1:key_end].decode()
+                            pos = key_end
+                        else:
+                            values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                        pos += 8
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            values_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "values[]", values_index
+                        raise failure from None
+                    values_items.append(values_item)
+                field, index = "values[]", values_index  # as the last call would have left them
+                data.values = values_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -712,8 +714,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             response.entries = None
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entries_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -724,8 +726,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                     entity_n, pos = _w.read_count(buf, pos, False)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif entity_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -748,8 +750,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                     values_n, pos = _w.read_count(buf, pos, False)
                     if values_n < 0:
                         raise DecodeError("non-nullable field values was null", offset=pos)
-                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif values_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         values_items: list[ValueData] = []
                         for values_index in range(values_n):
@@ -837,114 +839,117 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
         field = "entries[]"
         index = -1  # no element yet: an error in the count names the array itself
         entries_n = buf[pos] - 1
-        if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entries_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entries_n, pos = _w.read_count(buf, pos, True)
-        if entries_n < 0:
-            response.entries = None
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entries_items: list[EntryData] = []
-            for entries_index in range(entries_n):
-                try:
-                    entries_item = blank_instance(EntryData)
-                    field = "entity[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    entity_n = buf[pos] - 1
-                    if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        entity_n, pos = _w.read_count(buf, pos, True)
-                    if entity_n < 0:
-                        raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        entity_items: list[EntityData] = []
-                        for entity_index in range(entity_n):
-                            try:
-                                entity_item = blank_instance(EntityData)
-                                field = "entity_type"
-                                entity_type_end = pos + buf[pos]
-                                if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                    entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                    pos = entity_type_end
-                                else:
-                                    entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "entity_name"
-                                entity_name_end = pos + buf[pos]
-                                if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                    entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                    pos = entity_name_end
-                                else:
-                                    entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    entity_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "entity[]", entity_index
-                                raise failure from None
-                            entity_items.append(entity_item)
-                        field, index = "entity[]", entity_index  # as the last call would have left them
-                        entries_item.entity = entity_items
-                    field = "values[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    values_n = buf[pos] - 1
-                    if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        values_n, pos = _w.read_count(buf, pos, True)
-                    if values_n < 0:
-                        raise DecodeError("non-nullable field values was null", offset=pos)
-                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        values_items: list[ValueData] = []
-                        for values_index in range(values_n):
-                            try:
-                                values_item = blank_instance(ValueData)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    values_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    values_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                                pos += 8
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    values_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "values[]", values_index
-                                raise failure from None
-                            values_items.append(values_item)
-                        field, index = "values[]", values_index  # as the last call would have left them
-                        entries_item.values = values_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entries_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entries[]", entries_index
-                    raise failure from None
-                entries_items.append(entries_item)
-            field, index = "entries[]", entries_index  # as the last call would have left them
-            response.entries = entries_items
+            if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entries_n, pos = _w.read_count(buf, pos, True)
+            if entries_n < 0:
+                response.entries = None
+            else:
+                entries_items: list[EntryData] = []
+                for entries_index in range(entries_n):
+                    try:
+                        entries_item = blank_instance(EntryData)
+                        field = "entity[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        entity_n = buf[pos] - 1
+                        if entity_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                entity_n, pos = _w.read_count(buf, pos, True)
+                            if entity_n < 0:
+                                raise DecodeError("non-nullable field entity was null", offset=pos)
+                            else:
+                                entity_items: list[EntityData] = []
+                                for entity_index in range(entity_n):
+                                    try:
+                                        entity_item = blank_instance(EntityData)
+                                        field = "entity_type"
+                                        entity_type_end = pos + buf[pos]
+                                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                            pos = entity_type_end
+                                        else:
+                                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "entity_name"
+                                        entity_name_end = pos + buf[pos]
+                                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                            pos = entity_name_end
+                                        else:
+                                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            entity_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "entity[]", entity_index
+                                        raise failure from None
+                                    entity_items.append(entity_item)
+                                field, index = "entity[]", entity_index  # as the last call would have left them
+                                entries_item.entity = entity_items
+                        field = "values[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        values_n = buf[pos] - 1
+                        if values_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                values_n, pos = _w.read_count(buf, pos, True)
+                            if values_n < 0:
+                                raise DecodeError("non-nullable field values was null", offset=pos)
+                            else:
+                                values_items: list[ValueData] = []
+                                for values_index in range(values_n):
+                                    try:
+                                        values_item = blank_instance(ValueData)
+                                        field = "key"
+                                        key_end = pos + buf[pos]
+                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                                            values_item.key = buf[pos + 1:key_end].decode()
+                                            pos = key_end
+                                        else:
+                                            values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                                        pos += 8
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            values_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "values[]", values_index
+                                        raise failure from None
+                                    values_items.append(values_item)
+                                field, index = "values[]", values_index  # as the last call would have left them
+                                entries_item.values = values_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entries_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entries[]", entries_index
+                        raise failure from None
+                    entries_items.append(entries_item)
+                field, index = "entries[]", entries_index  # as the last call would have left them
+                response.entries = entries_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -380,53 +380,54 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(DescribeClusterBroker)
-                    brokers_item.is_fenced = False
-                    field = "broker_id"
-                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(DescribeClusterBroker)
+                        brokers_item.is_fenced = False
+                        field = "broker_id"
+                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -536,53 +537,54 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(DescribeClusterBroker)
-                    brokers_item.is_fenced = False
-                    field = "broker_id"
-                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(DescribeClusterBroker)
+                        brokers_item.is_fenced = False
+                        field = "broker_id"
+                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -692,55 +694,56 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(DescribeClusterBroker)
-                    field = "broker_id"
-                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "is_fenced"
-                    (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
-                    pos += 1
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(DescribeClusterBroker)
+                        field = "broker_id"
+                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "is_fenced"
+                        (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
                         pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4

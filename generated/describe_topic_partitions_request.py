@@ -296,39 +296,40 @@ def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[Descr
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicRequest] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicRequest)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            else:
+                topics_items: list[TopicRequest] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicRequest)
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            topics_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "response_partition_limit"
         (request.response_partition_limit,) = _unpack_DescribeTopicPartitionsRequest_response_partition_limit(buf, pos)
         pos += 4

@@ -238,20 +238,21 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
         field = "coordinator_keys"
         index = -1  # no element yet: an error in the count names the array itself
         coordinator_keys_n = buf[pos] - 1
-        if coordinator_keys_n < 0x7F and coordinator_keys_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if coordinator_keys_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            coordinator_keys_n, pos = _w.read_count(buf, pos, True)
-        if coordinator_keys_n < 0:
-            raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
-        elif coordinator_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            coordinator_keys_items: list[str] = []
-            for index in range(coordinator_keys_n):
-                coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                coordinator_keys_items.append(coordinator_keys_item)
-            request.coordinator_keys = coordinator_keys_items
+            if coordinator_keys_n < 0x7F and coordinator_keys_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                coordinator_keys_n, pos = _w.read_count(buf, pos, True)
+            if coordinator_keys_n < 0:
+                raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
+            else:
+                coordinator_keys_items: list[str] = []
+                for index in range(coordinator_keys_n):
+                    coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                    coordinator_keys_items.append(coordinator_keys_item)
+                request.coordinator_keys = coordinator_keys_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

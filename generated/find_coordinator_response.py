@@ -486,59 +486,60 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
         field = "coordinators[]"
         index = -1  # no element yet: an error in the count names the array itself
         coordinators_n = buf[pos] - 1
-        if coordinators_n < 0x7F and coordinators_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if coordinators_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            coordinators_n, pos = _w.read_count(buf, pos, True)
-        if coordinators_n < 0:
-            raise DecodeError("non-nullable field coordinators was null", offset=pos)
-        elif coordinators_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            coordinators_items: list[Coordinator] = []
-            for coordinators_index in range(coordinators_n):
-                try:
-                    coordinators_item = blank_instance(Coordinator)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        coordinators_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        coordinators_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "node_id"
-                    (coordinators_item.node_id,) = _unpack_Coordinator_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        coordinators_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        coordinators_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, error_code"
-                    coordinators_item.port, coordinators_item.error_code = _unpack_Coordinator_port_error_code(buf, pos)
-                    pos += 6
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        coordinators_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        coordinators_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        coordinators_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        coordinators_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "coordinators[]", coordinators_index
-                    raise failure from None
-                coordinators_items.append(coordinators_item)
-            field, index = "coordinators[]", coordinators_index  # as the last call would have left them
-            response.coordinators = coordinators_items
+            if coordinators_n < 0x7F and coordinators_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                coordinators_n, pos = _w.read_count(buf, pos, True)
+            if coordinators_n < 0:
+                raise DecodeError("non-nullable field coordinators was null", offset=pos)
+            else:
+                coordinators_items: list[Coordinator] = []
+                for coordinators_index in range(coordinators_n):
+                    try:
+                        coordinators_item = blank_instance(Coordinator)
+                        field = "key"
+                        key_end = pos + buf[pos]
+                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                            coordinators_item.key = buf[pos + 1:key_end].decode()
+                            pos = key_end
+                        else:
+                            coordinators_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "node_id"
+                        (coordinators_item.node_id,) = _unpack_Coordinator_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            coordinators_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            coordinators_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, error_code"
+                        coordinators_item.port, coordinators_item.error_code = _unpack_Coordinator_port_error_code(buf, pos)
+                        pos += 6
+                        field = "error_message"
+                        error_message_end = pos + buf[pos]
+                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                            coordinators_item.error_message = buf[pos + 1:error_message_end].decode()
+                            pos = error_message_end
+                        else:
+                            coordinators_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            coordinators_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            coordinators_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "coordinators[]", coordinators_index
+                        raise failure from None
+                    coordinators_items.append(coordinators_item)
+                field, index = "coordinators[]", coordinators_index  # as the last call would have left them
+                response.coordinators = coordinators_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -314,8 +314,8 @@ def _read_AlterConfigsResource_v0(buf: bytes, pos: int) -> tuple[AlterConfigsRes
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -399,49 +399,50 @@ def _read_AlterConfigsResource_v1(buf: bytes, pos: int) -> tuple[AlterConfigsRes
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n = buf[pos] - 1
-        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(AlterableConfig)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        configs_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "config_operation"
-                    (configs_item.config_operation,) = _unpack_AlterableConfig_config_operation(buf, pos)
-                    pos += 1
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        configs_item.value, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                configs_n, pos = _w.read_count(buf, pos, True)
+            if configs_n < 0:
+                raise DecodeError("non-nullable field configs was null", offset=pos)
+            else:
+                configs_items: KeyedList[AlterableConfig] = KeyedList()
+                for configs_index in range(configs_n):
+                    try:
+                        configs_item = blank_instance(AlterableConfig)
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            configs_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "config_operation"
+                        (configs_item.config_operation,) = _unpack_AlterableConfig_config_operation(buf, pos)
                         pos += 1
-                        configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
-                configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
-            resource.configs = configs_items
+                        field = "value"
+                        value_end = pos + buf[pos]
+                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                            configs_item.value = buf[pos + 1:value_end].decode()
+                            pos = value_end
+                        else:
+                            configs_item.value, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "configs[]", configs_index
+                        raise failure from None
+                    configs_items.append(configs_item)
+                field, index = "configs[]", configs_index  # as the last call would have left them
+                resource.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -517,8 +518,8 @@ def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int) -> tuple[Incre
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for resources_index in range(resources_n):
@@ -534,8 +535,8 @@ def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int) -> tuple[Incre
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif configs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         configs_items: KeyedList[AlterableConfig] = KeyedList()
                         for configs_index in range(configs_n):
@@ -615,88 +616,90 @@ def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[Incre
         field = "resources[]"
         index = -1  # no element yet: an error in the count names the array itself
         resources_n = buf[pos] - 1
-        if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if resources_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            resources_n, pos = _w.read_count(buf, pos, True)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(AlterConfigsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n = buf[pos] - 1
-                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+            if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                resources_n, pos = _w.read_count(buf, pos, True)
+            if resources_n < 0:
+                raise DecodeError("non-nullable field resources was null", offset=pos)
+            else:
+                resources_items: KeyedList[AlterConfigsResource] = KeyedList()
+                for resources_index in range(resources_n):
+                    try:
+                        resources_item = blank_instance(AlterConfigsResource)
+                        field = "resource_type"
+                        (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
                         pos += 1
-                    else:
-                        configs_n, pos = _w.read_count(buf, pos, True)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        configs_items: KeyedList[AlterableConfig] = KeyedList()
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(AlterableConfig)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    configs_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "config_operation"
-                                (configs_item.config_operation,) = _unpack_AlterableConfig_config_operation(buf, pos)
+                        field = "resource_name"
+                        resource_name_end = pos + buf[pos]
+                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                            resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                            pos = resource_name_end
+                        else:
+                            resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        configs_n = buf[pos] - 1
+                        if configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
                                 pos += 1
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        resources_item.configs = configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        resources_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
-                resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
-            request.resources = resources_items
+                            else:
+                                configs_n, pos = _w.read_count(buf, pos, True)
+                            if configs_n < 0:
+                                raise DecodeError("non-nullable field configs was null", offset=pos)
+                            else:
+                                configs_items: KeyedList[AlterableConfig] = KeyedList()
+                                for configs_index in range(configs_n):
+                                    try:
+                                        configs_item = blank_instance(AlterableConfig)
+                                        field = "name"
+                                        name_end = pos + buf[pos]
+                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                            configs_item.name = buf[pos + 1:name_end].decode()
+                                            pos = name_end
+                                        else:
+                                            configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "config_operation"
+                                        (configs_item.config_operation,) = _unpack_AlterableConfig_config_operation(buf, pos)
+                                        pos += 1
+                                        field = "value"
+                                        value_end = pos + buf[pos]
+                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                            configs_item.value = buf[pos + 1:value_end].decode()
+                                            pos = value_end
+                                        else:
+                                            configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "configs[]", configs_index
+                                        raise failure from None
+                                    configs_items.append(configs_item)
+                                field, index = "configs[]", configs_index  # as the last call would have left them
+                                resources_item.configs = configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            resources_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "resources[]", resources_index
+                        raise failure from None
+                    resources_items.append(resources_item)
+                field, index = "resources[]", resources_index  # as the last call would have left them
+                request.resources = resources_items
         field = "validate_only"
         (request.validate_only,) = _unpack_IncrementalAlterConfigsRequest_validate_only(buf, pos)
         pos += 1

@@ -285,8 +285,8 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -381,8 +381,8 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -478,8 +478,8 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -595,41 +595,42 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         field = "protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
         protocols_n = buf[pos] - 1
-        if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if protocols_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            protocols_n, pos = _w.read_count(buf, pos, True)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for protocols_index in range(protocols_n):
-                try:
-                    protocols_item = blank_instance(JoinGroupRequestProtocol)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        protocols_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "metadata"
-                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        protocols_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "protocols[]", protocols_index
-                    raise failure from None
-                protocols_items.append(protocols_item)
-            field, index = "protocols[]", protocols_index  # as the last call would have left them
-            request.protocols = protocols_items
+            if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                protocols_n, pos = _w.read_count(buf, pos, True)
+            if protocols_n < 0:
+                raise DecodeError("non-nullable field protocols was null", offset=pos)
+            else:
+                protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
+                for protocols_index in range(protocols_n):
+                    try:
+                        protocols_item = blank_instance(JoinGroupRequestProtocol)
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            protocols_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "metadata"
+                        protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            protocols_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "protocols[]", protocols_index
+                        raise failure from None
+                    protocols_items.append(protocols_item)
+                field, index = "protocols[]", protocols_index  # as the last call would have left them
+                request.protocols = protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -758,41 +759,42 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         field = "protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
         protocols_n = buf[pos] - 1
-        if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if protocols_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            protocols_n, pos = _w.read_count(buf, pos, True)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for protocols_index in range(protocols_n):
-                try:
-                    protocols_item = blank_instance(JoinGroupRequestProtocol)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        protocols_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "metadata"
-                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        protocols_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "protocols[]", protocols_index
-                    raise failure from None
-                protocols_items.append(protocols_item)
-            field, index = "protocols[]", protocols_index  # as the last call would have left them
-            request.protocols = protocols_items
+            if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                protocols_n, pos = _w.read_count(buf, pos, True)
+            if protocols_n < 0:
+                raise DecodeError("non-nullable field protocols was null", offset=pos)
+            else:
+                protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
+                for protocols_index in range(protocols_n):
+                    try:
+                        protocols_item = blank_instance(JoinGroupRequestProtocol)
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            protocols_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "metadata"
+                        protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            protocols_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "protocols[]", protocols_index
+                        raise failure from None
+                    protocols_items.append(protocols_item)
+                field, index = "protocols[]", protocols_index  # as the last call would have left them
+                request.protocols = protocols_items
         field = "reason"
         reason_end = pos + buf[pos]
         if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string

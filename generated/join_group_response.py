@@ -357,8 +357,8 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
             for members_index in range(members_n):
@@ -454,8 +454,8 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
             for members_index in range(members_n):
@@ -551,8 +551,8 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
             for members_index in range(members_n):
@@ -663,48 +663,49 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            else:
+                members_items: list[JoinGroupResponseMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(JoinGroupResponseMember)
+                        field = "member_id"
+                        member_id_end = pos + buf[pos]
+                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                            members_item.member_id = buf[pos + 1:member_id_end].decode()
+                            pos = member_id_end
+                        else:
+                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_end = pos + buf[pos]
+                        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                            members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                            pos = group_instance_id_end
+                        else:
+                            members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "metadata"
+                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -833,48 +834,49 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            else:
+                members_items: list[JoinGroupResponseMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(JoinGroupResponseMember)
+                        field = "member_id"
+                        member_id_end = pos + buf[pos]
+                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                            members_item.member_id = buf[pos + 1:member_id_end].decode()
+                            pos = member_id_end
+                        else:
+                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_end = pos + buf[pos]
+                        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                            members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                            pos = group_instance_id_end
+                        else:
+                            members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "metadata"
+                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1001,48 +1003,49 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            else:
+                members_items: list[JoinGroupResponseMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(JoinGroupResponseMember)
+                        field = "member_id"
+                        member_id_end = pos + buf[pos]
+                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                            members_item.member_id = buf[pos + 1:member_id_end].decode()
+                            pos = member_id_end
+                        else:
+                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_end = pos + buf[pos]
+                        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                            members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                            pos = group_instance_id_end
+                        else:
+                            members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "metadata"
+                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -334,8 +334,8 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberResponse] = []
             for members_index in range(members_n):
@@ -407,49 +407,50 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[MemberResponse] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberResponse)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "error_code"
-                    (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            else:
+                members_items: list[MemberResponse] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(MemberResponse)
+                        field = "member_id"
+                        member_id_end = pos + buf[pos]
+                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                            members_item.member_id = buf[pos + 1:member_id_end].decode()
+                            pos = member_id_end
+                        else:
+                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_end = pos + buf[pos]
+                        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                            members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                            pos = group_instance_id_end
+                        else:
+                            members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "error_code"
+                        (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -769,43 +769,49 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         pos += 14
         field = "replica_nodes"
         replica_nodes_n = buf[pos] - 1
-        replica_nodes_end = pos + 1 + replica_nodes_n * 4
-        if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-            if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = replica_nodes_end
+        if replica_nodes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            replica_nodes_n, pos = _w.read_count(buf, pos, True)
-            if replica_nodes_n < 0:
-                raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = replica_nodes_end
             else:
-                partition.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                if replica_nodes_n < 0:
+                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                else:
+                    partition.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         field = "isr_nodes"
         isr_nodes_n = buf[pos] - 1
-        isr_nodes_end = pos + 1 + isr_nodes_n * 4
-        if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-            if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = isr_nodes_end
+        if isr_nodes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            isr_nodes_n, pos = _w.read_count(buf, pos, True)
-            if isr_nodes_n < 0:
-                raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = isr_nodes_end
             else:
-                partition.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                if isr_nodes_n < 0:
+                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                else:
+                    partition.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         field = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
-        offline_replicas_end = pos + 1 + offline_replicas_n * 4
-        if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = offline_replicas_end
+        if offline_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            offline_replicas_n, pos = _w.read_count(buf, pos, True)
-            if offline_replicas_n < 0:
-                raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = offline_replicas_end
             else:
-                partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                if offline_replicas_n < 0:
+                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                else:
+                    partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -908,8 +914,8 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1005,8 +1011,8 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1104,8 +1110,8 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1209,8 +1215,8 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1312,8 +1318,8 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1422,74 +1428,81 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n = buf[pos] - 1
-                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replica_nodes_end
-                    else:
-                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if replica_nodes_n < 0:
-                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            else:
+                partitions_items: list[MetadataResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(MetadataResponsePartition)
+                        field = "error_code, partition_index, leader_id, leader_epoch"
+                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "replica_nodes"
+                        replica_nodes_n = buf[pos] - 1
+                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n = buf[pos] - 1
-                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_nodes_end
-                    else:
-                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if isr_nodes_n < 0:
-                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replica_nodes_end
+                            else:
+                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                        field = "isr_nodes"
+                        isr_nodes_n = buf[pos] - 1
+                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_nodes_end
+                            else:
+                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
@@ -1586,74 +1599,81 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n = buf[pos] - 1
-                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replica_nodes_end
-                    else:
-                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if replica_nodes_n < 0:
-                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            else:
+                partitions_items: list[MetadataResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(MetadataResponsePartition)
+                        field = "error_code, partition_index, leader_id, leader_epoch"
+                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "replica_nodes"
+                        replica_nodes_n = buf[pos] - 1
+                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n = buf[pos] - 1
-                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_nodes_end
-                    else:
-                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if isr_nodes_n < 0:
-                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replica_nodes_end
+                            else:
+                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                        field = "isr_nodes"
+                        isr_nodes_n = buf[pos] - 1
+                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_nodes_end
+                            else:
+                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
@@ -1753,74 +1773,81 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n = buf[pos] - 1
-                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replica_nodes_end
-                    else:
-                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if replica_nodes_n < 0:
-                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            else:
+                partitions_items: list[MetadataResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(MetadataResponsePartition)
+                        field = "error_code, partition_index, leader_id, leader_epoch"
+                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "replica_nodes"
+                        replica_nodes_n = buf[pos] - 1
+                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n = buf[pos] - 1
-                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_nodes_end
-                    else:
-                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if isr_nodes_n < 0:
-                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replica_nodes_end
+                            else:
+                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                        field = "isr_nodes"
+                        isr_nodes_n = buf[pos] - 1
+                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_nodes_end
+                            else:
+                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
@@ -1904,8 +1931,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -1933,8 +1960,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -1953,8 +1980,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2060,8 +2087,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2093,8 +2120,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2115,8 +2142,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2223,8 +2250,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2258,8 +2285,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2280,8 +2307,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2393,8 +2420,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2428,8 +2455,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2450,8 +2477,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2565,8 +2592,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2600,8 +2627,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2622,8 +2649,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2743,8 +2770,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2778,8 +2805,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2800,8 +2827,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2919,8 +2946,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2954,8 +2981,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2975,8 +3002,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -3099,52 +3126,53 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
         if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
@@ -3158,120 +3186,128 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            topics_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -3369,52 +3405,53 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
         if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
@@ -3428,121 +3465,129 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            topics_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -3641,52 +3686,53 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
         if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
@@ -3700,121 +3746,129 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            topics_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3910,52 +3964,53 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
         if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
@@ -3969,121 +4024,129 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            topics_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            topics_item.name, pos = _w.read_compact_string(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -4178,52 +4241,53 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_end = pos + buf[pos]
+                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                            brokers_item.host = buf[pos + 1:host_end].decode()
+                            pos = host_end
+                        else:
+                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_end = pos + buf[pos]
+                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                            brokers_item.rack = buf[pos + 1:rack_end].decode()
+                            pos = rack_end
+                        else:
+                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
         if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
@@ -4237,121 +4301,129 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            topics_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            topics_item.name, pos = _w.read_compact_string(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_MetadataResponse_error_code(buf, pos)
         pos += 2

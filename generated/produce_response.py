@@ -596,8 +596,8 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
         record_errors_n, pos = _w.read_count(buf, pos, False)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif record_errors_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for record_errors_index in range(record_errors_n):
@@ -674,42 +674,43 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
         field = "record_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
         record_errors_n = buf[pos] - 1
-        if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if record_errors_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            record_errors_n, pos = _w.read_count(buf, pos, True)
-        if record_errors_n < 0:
-            raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for record_errors_index in range(record_errors_n):
-                try:
-                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                    field = "batch_index"
-                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                    pos += 4
-                    field = "batch_index_error_message"
-                    batch_index_error_message_end = pos + buf[pos]
-                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                        pos = batch_index_error_message_end
-                    else:
-                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        record_errors_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "record_errors[]", record_errors_index
-                    raise failure from None
-                record_errors_items.append(record_errors_item)
-            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-            response.record_errors = record_errors_items
+            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                record_errors_n, pos = _w.read_count(buf, pos, True)
+            if record_errors_n < 0:
+                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+            else:
+                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                for record_errors_index in range(record_errors_n):
+                    try:
+                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                        field = "batch_index"
+                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                        pos += 4
+                        field = "batch_index_error_message"
+                        batch_index_error_message_end = pos + buf[pos]
+                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                            pos = batch_index_error_message_end
+                        else:
+                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            record_errors_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "record_errors[]", record_errors_index
+                        raise failure from None
+                    record_errors_items.append(record_errors_item)
+                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                response.record_errors = record_errors_items
         field = "error_message"
         error_message_end = pos + buf[pos]
         if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
@@ -789,42 +790,43 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
         field = "record_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
         record_errors_n = buf[pos] - 1
-        if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if record_errors_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            record_errors_n, pos = _w.read_count(buf, pos, True)
-        if record_errors_n < 0:
-            raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for record_errors_index in range(record_errors_n):
-                try:
-                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                    field = "batch_index"
-                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                    pos += 4
-                    field = "batch_index_error_message"
-                    batch_index_error_message_end = pos + buf[pos]
-                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                        pos = batch_index_error_message_end
-                    else:
-                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        record_errors_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "record_errors[]", record_errors_index
-                    raise failure from None
-                record_errors_items.append(record_errors_item)
-            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-            response.record_errors = record_errors_items
+            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                record_errors_n, pos = _w.read_count(buf, pos, True)
+            if record_errors_n < 0:
+                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+            else:
+                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                for record_errors_index in range(record_errors_n):
+                    try:
+                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                        field = "batch_index"
+                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                        pos += 4
+                        field = "batch_index_error_message"
+                        batch_index_error_message_end = pos + buf[pos]
+                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                            pos = batch_index_error_message_end
+                        else:
+                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            record_errors_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "record_errors[]", record_errors_index
+                        raise failure from None
+                    record_errors_items.append(record_errors_item)
+                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                response.record_errors = record_errors_items
         field = "error_message"
         error_message_end = pos + buf[pos]
         if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
@@ -938,8 +940,8 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1013,8 +1015,8 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1087,8 +1089,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1102,8 +1104,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
                     record_errors_n, pos = _w.read_count(buf, pos, False)
                     if record_errors_n < 0:
                         raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif record_errors_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         record_errors_items: list[BatchIndexAndErrorMessage] = []
                         for record_errors_index in range(record_errors_n):
@@ -1191,81 +1193,83 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
-        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_responses_n, pos = _w.read_count(buf, pos, True)
-        if partition_responses_n < 0:
-            raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "record_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    record_errors_n = buf[pos] - 1
-                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        record_errors_n, pos = _w.read_count(buf, pos, True)
-                    if record_errors_n < 0:
-                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        record_errors_items: list[BatchIndexAndErrorMessage] = []
-                        for record_errors_index in range(record_errors_n):
-                            try:
-                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                field = "batch_index"
-                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                pos += 4
-                                field = "batch_index_error_message"
-                                batch_index_error_message_end = pos + buf[pos]
-                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                    pos = batch_index_error_message_end
-                                else:
-                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    record_errors_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "record_errors[]", record_errors_index
-                                raise failure from None
-                            record_errors_items.append(record_errors_item)
-                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                        partition_responses_item.record_errors = record_errors_items
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
-                partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-            response.partition_responses = partition_responses_items
+            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_responses_n, pos = _w.read_count(buf, pos, True)
+            if partition_responses_n < 0:
+                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            else:
+                partition_responses_items: list[PartitionProduceResponse] = []
+                for partition_responses_index in range(partition_responses_n):
+                    try:
+                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "record_errors[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        record_errors_n = buf[pos] - 1
+                        if record_errors_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                            if record_errors_n < 0:
+                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                            else:
+                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                for record_errors_index in range(record_errors_n):
+                                    try:
+                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                        field = "batch_index"
+                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                        pos += 4
+                                        field = "batch_index_error_message"
+                                        batch_index_error_message_end = pos + buf[pos]
+                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                            pos = batch_index_error_message_end
+                                        else:
+                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "record_errors[]", record_errors_index
+                                        raise failure from None
+                                    record_errors_items.append(record_errors_item)
+                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                partition_responses_item.record_errors = record_errors_items
+                        field = "error_message"
+                        error_message_end = pos + buf[pos]
+                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                            pos = error_message_end
+                        else:
+                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_responses[]", partition_responses_index
+                        raise failure from None
+                    partition_responses_items.append(partition_responses_item)
+                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1346,103 +1350,105 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
-        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_responses_n, pos = _w.read_count(buf, pos, True)
-        if partition_responses_n < 0:
-            raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "record_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    record_errors_n = buf[pos] - 1
-                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        record_errors_n, pos = _w.read_count(buf, pos, True)
-                    if record_errors_n < 0:
-                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        record_errors_items: list[BatchIndexAndErrorMessage] = []
-                        for record_errors_index in range(record_errors_n):
-                            try:
-                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                field = "batch_index"
-                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                pos += 4
-                                field = "batch_index_error_message"
-                                batch_index_error_message_end = pos + buf[pos]
-                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                    pos = batch_index_error_message_end
-                                else:
-                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    record_errors_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "record_errors[]", record_errors_index
-                                raise failure from None
-                            record_errors_items.append(record_errors_item)
-                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                        partition_responses_item.record_errors = record_errors_items
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_responses_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
-                            pos += 1
+            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_responses_n, pos = _w.read_count(buf, pos, True)
+            if partition_responses_n < 0:
+                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            else:
+                partition_responses_items: list[PartitionProduceResponse] = []
+                for partition_responses_index in range(partition_responses_n):
+                    try:
+                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "record_errors[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        record_errors_n = buf[pos] - 1
+                        if record_errors_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "current_leader"
-                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                            if record_errors_n < 0:
+                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
-                partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-            response.partition_responses = partition_responses_items
+                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                for record_errors_index in range(record_errors_n):
+                                    try:
+                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                        field = "batch_index"
+                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                        pos += 4
+                                        field = "batch_index_error_message"
+                                        batch_index_error_message_end = pos + buf[pos]
+                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                            pos = batch_index_error_message_end
+                                        else:
+                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "record_errors[]", record_errors_index
+                                        raise failure from None
+                                    record_errors_items.append(record_errors_item)
+                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                partition_responses_item.record_errors = record_errors_items
+                        field = "error_message"
+                        error_message_end = pos + buf[pos]
+                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                            pos = error_message_end
+                        else:
+                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_responses_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
+                            else:
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "current_leader"
+                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_responses[]", partition_responses_index
+                        raise failure from None
+                    partition_responses_items.append(partition_responses_item)
+                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1518,103 +1524,105 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
-        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_responses_n, pos = _w.read_count(buf, pos, True)
-        if partition_responses_n < 0:
-            raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "record_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    record_errors_n = buf[pos] - 1
-                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        record_errors_n, pos = _w.read_count(buf, pos, True)
-                    if record_errors_n < 0:
-                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        record_errors_items: list[BatchIndexAndErrorMessage] = []
-                        for record_errors_index in range(record_errors_n):
-                            try:
-                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                field = "batch_index"
-                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                pos += 4
-                                field = "batch_index_error_message"
-                                batch_index_error_message_end = pos + buf[pos]
-                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                    pos = batch_index_error_message_end
-                                else:
-                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    record_errors_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "record_errors[]", record_errors_index
-                                raise failure from None
-                            record_errors_items.append(record_errors_item)
-                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                        partition_responses_item.record_errors = record_errors_items
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_responses_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
-                            pos += 1
+            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_responses_n, pos = _w.read_count(buf, pos, True)
+            if partition_responses_n < 0:
+                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            else:
+                partition_responses_items: list[PartitionProduceResponse] = []
+                for partition_responses_index in range(partition_responses_n):
+                    try:
+                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "record_errors[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        record_errors_n = buf[pos] - 1
+                        if record_errors_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "current_leader"
-                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                            if record_errors_n < 0:
+                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
-                partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-            response.partition_responses = partition_responses_items
+                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                for record_errors_index in range(record_errors_n):
+                                    try:
+                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                        field = "batch_index"
+                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                        pos += 4
+                                        field = "batch_index_error_message"
+                                        batch_index_error_message_end = pos + buf[pos]
+                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                            pos = batch_index_error_message_end
+                                        else:
+                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "record_errors[]", record_errors_index
+                                        raise failure from None
+                                    record_errors_items.append(record_errors_item)
+                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                partition_responses_item.record_errors = record_errors_items
+                        field = "error_message"
+                        error_message_end = pos + buf[pos]
+                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                            pos = error_message_end
+                        else:
+                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_responses_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
+                            else:
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "current_leader"
+                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_responses[]", partition_responses_index
+                        raise failure from None
+                    partition_responses_items.append(partition_responses_item)
+                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1758,8 +1766,8 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1773,8 +1781,8 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1855,8 +1863,8 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1870,8 +1878,8 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1951,8 +1959,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1966,8 +1974,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1981,8 +1989,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                 record_errors_n, pos = _w.read_count(buf, pos, False)
                                 if record_errors_n < 0:
                                     raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif record_errors_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     record_errors_items: list[BatchIndexAndErrorMessage] = []
                                     for record_errors_index in range(record_errors_n):
@@ -2072,118 +2080,121 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        responses_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n = buf[pos] - 1
-                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_responses_n, pos = _w.read_count(buf, pos, True)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "record_errors[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                record_errors_n = buf[pos] - 1
-                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    record_errors_n, pos = _w.read_count(buf, pos, True)
-                                if record_errors_n < 0:
-                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
-                                    for record_errors_index in range(record_errors_n):
-                                        try:
-                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                            field = "batch_index"
-                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                            pos += 4
-                                            field = "batch_index_error_message"
-                                            batch_index_error_message_end = pos + buf[pos]
-                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                pos = batch_index_error_message_end
-                                            else:
-                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            else:
+                responses_items: KeyedList[TopicProduceResponse] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(TopicProduceResponse)
+                        responses_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            responses_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_responses[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_responses_n = buf[pos] - 1
+                        if partition_responses_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_responses_n, pos = _w.read_count(buf, pos, True)
+                            if partition_responses_n < 0:
+                                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            else:
+                                partition_responses_items: list[PartitionProduceResponse] = []
+                                for partition_responses_index in range(partition_responses_n):
+                                    try:
+                                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "record_errors[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        record_errors_n = buf[pos] - 1
+                                        if record_errors_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                record_errors_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "record_errors[]", record_errors_index
-                                            raise failure from None
-                                        record_errors_items.append(record_errors_item)
-                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                                    partition_responses_item.record_errors = record_errors_items
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_responses_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            else:
+                                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                                            if record_errors_n < 0:
+                                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            else:
+                                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                                for record_errors_index in range(record_errors_n):
+                                                    try:
+                                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                                        field = "batch_index"
+                                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                                        pos += 4
+                                                        field = "batch_index_error_message"
+                                                        batch_index_error_message_end = pos + buf[pos]
+                                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                            pos = batch_index_error_message_end
+                                                        else:
+                                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            record_errors_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "record_errors[]", record_errors_index
+                                                        raise failure from None
+                                                    record_errors_items.append(record_errors_item)
+                                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                                partition_responses_item.record_errors = record_errors_items
+                                        field = "error_message"
+                                        error_message_end = pos + buf[pos]
+                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                            pos = error_message_end
+                                        else:
+                                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_responses_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_responses[]", partition_responses_index
+                                        raise failure from None
+                                    partition_responses_items.append(partition_responses_item)
+                                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                                responses_item.partition_responses = partition_responses_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -2253,140 +2264,143 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        responses_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n = buf[pos] - 1
-                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_responses_n, pos = _w.read_count(buf, pos, True)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "record_errors[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                record_errors_n = buf[pos] - 1
-                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    record_errors_n, pos = _w.read_count(buf, pos, True)
-                                if record_errors_n < 0:
-                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
-                                    for record_errors_index in range(record_errors_n):
-                                        try:
-                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                            field = "batch_index"
-                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                            pos += 4
-                                            field = "batch_index_error_message"
-                                            batch_index_error_message_end = pos + buf[pos]
-                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                pos = batch_index_error_message_end
-                                            else:
-                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            else:
+                responses_items: KeyedList[TopicProduceResponse] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(TopicProduceResponse)
+                        responses_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            responses_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_responses[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_responses_n = buf[pos] - 1
+                        if partition_responses_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_responses_n, pos = _w.read_count(buf, pos, True)
+                            if partition_responses_n < 0:
+                                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            else:
+                                partition_responses_items: list[PartitionProduceResponse] = []
+                                for partition_responses_index in range(partition_responses_n):
+                                    try:
+                                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "record_errors[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        record_errors_n = buf[pos] - 1
+                                        if record_errors_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                record_errors_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "record_errors[]", record_errors_index
-                                            raise failure from None
-                                        record_errors_items.append(record_errors_item)
-                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                                    partition_responses_item.record_errors = record_errors_items
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_responses_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+                                            else:
+                                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                                            if record_errors_n < 0:
+                                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            else:
+                                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                                for record_errors_index in range(record_errors_n):
+                                                    try:
+                                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                                        field = "batch_index"
+                                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                                        pos += 4
+                                                        field = "batch_index_error_message"
+                                                        batch_index_error_message_end = pos + buf[pos]
+                                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                            pos = batch_index_error_message_end
+                                                        else:
+                                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            record_errors_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "record_errors[]", record_errors_index
+                                                        raise failure from None
+                                                    record_errors_items.append(record_errors_item)
+                                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                                partition_responses_item.record_errors = record_errors_items
+                                        field = "error_message"
+                                        error_message_end = pos + buf[pos]
+                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                            pos = error_message_end
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "current_leader"
-                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_responses_item.unknown_tagged_fields = ()
                                         else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "current_leader"
+                                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_responses[]", partition_responses_index
+                                        raise failure from None
+                                    partition_responses_items.append(partition_responses_item)
+                                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                                responses_item.partition_responses = partition_responses_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -2413,52 +2427,53 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if node_endpoints_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for node_endpoints_index in range(node_endpoints_n):
-                            try:
-                                node_endpoints_item = blank_instance(NodeEndpoint)
-                                field = "node_id"
-                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "rack"
-                                rack_end = pos + buf[pos]
-                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                    pos = rack_end
-                                else:
-                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    node_endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "node_endpoints[]", node_endpoints_index
-                                raise failure from None
-                            node_endpoints_items.append(node_endpoints_item)
-                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                        response.node_endpoints = node_endpoints_items
+                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                        if node_endpoints_n < 0:
+                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        else:
+                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                            for node_endpoints_index in range(node_endpoints_n):
+                                try:
+                                    node_endpoints_item = blank_instance(NodeEndpoint)
+                                    field = "node_id"
+                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                    pos += 4
+                                    field = "host"
+                                    host_end = pos + buf[pos]
+                                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                        node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                        pos = host_end
+                                    else:
+                                        node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "port"
+                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                    pos += 4
+                                    field = "rack"
+                                    rack_end = pos + buf[pos]
+                                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                                        node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                        pos = rack_end
+                                    else:
+                                        node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        node_endpoints_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "node_endpoints[]", node_endpoints_index
+                                    raise failure from None
+                                node_endpoints_items.append(node_endpoints_item)
+                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
+                            response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2550,135 +2565,138 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.name = ''
-                    field = "topic_id"
-                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n = buf[pos] - 1
-                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_responses_n, pos = _w.read_count(buf, pos, True)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "record_errors[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                record_errors_n = buf[pos] - 1
-                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    record_errors_n, pos = _w.read_count(buf, pos, True)
-                                if record_errors_n < 0:
-                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
-                                    for record_errors_index in range(record_errors_n):
-                                        try:
-                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                            field = "batch_index"
-                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                            pos += 4
-                                            field = "batch_index_error_message"
-                                            batch_index_error_message_end = pos + buf[pos]
-                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                pos = batch_index_error_message_end
-                                            else:
-                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            else:
+                responses_items: KeyedList[TopicProduceResponse] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(TopicProduceResponse)
+                        responses_item.name = ''
+                        field = "topic_id"
+                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_responses[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_responses_n = buf[pos] - 1
+                        if partition_responses_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_responses_n, pos = _w.read_count(buf, pos, True)
+                            if partition_responses_n < 0:
+                                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            else:
+                                partition_responses_items: list[PartitionProduceResponse] = []
+                                for partition_responses_index in range(partition_responses_n):
+                                    try:
+                                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "record_errors[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        record_errors_n = buf[pos] - 1
+                                        if record_errors_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                record_errors_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "record_errors[]", record_errors_index
-                                            raise failure from None
-                                        record_errors_items.append(record_errors_item)
-                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                                    partition_responses_item.record_errors = record_errors_items
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_responses_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+                                            else:
+                                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                                            if record_errors_n < 0:
+                                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            else:
+                                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                                for record_errors_index in range(record_errors_n):
+                                                    try:
+                                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                                        field = "batch_index"
+                                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                                        pos += 4
+                                                        field = "batch_index_error_message"
+                                                        batch_index_error_message_end = pos + buf[pos]
+                                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                            pos = batch_index_error_message_end
+                                                        else:
+                                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            record_errors_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "record_errors[]", record_errors_index
+                                                        raise failure from None
+                                                    record_errors_items.append(record_errors_item)
+                                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                                partition_responses_item.record_errors = record_errors_items
+                                        field = "error_message"
+                                        error_message_end = pos + buf[pos]
+                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                            pos = error_message_end
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "current_leader"
-                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_responses_item.unknown_tagged_fields = ()
                                         else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "current_leader"
+                                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_responses[]", partition_responses_index
+                                        raise failure from None
+                                    partition_responses_items.append(partition_responses_item)
+                                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                                responses_item.partition_responses = partition_responses_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -2705,52 +2723,53 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if node_endpoints_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for node_endpoints_index in range(node_endpoints_n):
-                            try:
-                                node_endpoints_item = blank_instance(NodeEndpoint)
-                                field = "node_id"
-                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "rack"
-                                rack_end = pos + buf[pos]
-                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                    pos = rack_end
-                                else:
-                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    node_endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "node_endpoints[]", node_endpoints_index
-                                raise failure from None
-                            node_endpoints_items.append(node_endpoints_item)
-                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                        response.node_endpoints = node_endpoints_items
+                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                        if node_endpoints_n < 0:
+                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        else:
+                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                            for node_endpoints_index in range(node_endpoints_n):
+                                try:
+                                    node_endpoints_item = blank_instance(NodeEndpoint)
+                                    field = "node_id"
+                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                    pos += 4
+                                    field = "host"
+                                    host_end = pos + buf[pos]
+                                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                        node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                        pos = host_end
+                                    else:
+                                        node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "port"
+                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                    pos += 4
+                                    field = "rack"
+                                    rack_end = pos + buf[pos]
+                                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                                        node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                        pos = rack_end
+                                    else:
+                                        node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        node_endpoints_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "node_endpoints[]", node_endpoints_index
+                                    raise failure from None
+                                node_endpoints_items.append(node_endpoints_item)
+                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
+                            response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

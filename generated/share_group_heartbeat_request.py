@@ -125,20 +125,22 @@ def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ShareGrou
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            request.subscribed_topic_names = None
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
             request.subscribed_topic_names = []
         else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            request.subscribed_topic_names = subscribed_topic_names_items
+            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+            if subscribed_topic_names_n < 0:
+                request.subscribed_topic_names = None
+            else:
+                subscribed_topic_names_items: list[str] = []
+                for index in range(subscribed_topic_names_n):
+                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                request.subscribed_topic_names = subscribed_topic_names_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

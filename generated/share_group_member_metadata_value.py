@@ -112,20 +112,21 @@ def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareG
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            value.subscribed_topic_names = subscribed_topic_names_items
+            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+            if subscribed_topic_names_n < 0:
+                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            else:
+                subscribed_topic_names_items: list[str] = []
+                for index in range(subscribed_topic_names_n):
+                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                value.subscribed_topic_names = subscribed_topic_names_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -398,46 +398,47 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
         field = "client_tags[]"
         index = -1  # no element yet: an error in the count names the array itself
         client_tags_n = buf[pos] - 1
-        if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if client_tags_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            client_tags_n, pos = _w.read_count(buf, pos, True)
-        if client_tags_n < 0:
-            raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            client_tags_items: list[KeyValue] = []
-            for client_tags_index in range(client_tags_n):
-                try:
-                    client_tags_item = blank_instance(KeyValue)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        client_tags_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        client_tags_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        client_tags_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "client_tags[]", client_tags_index
-                    raise failure from None
-                client_tags_items.append(client_tags_item)
-            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
-            value.client_tags = client_tags_items
+            if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                client_tags_n, pos = _w.read_count(buf, pos, True)
+            if client_tags_n < 0:
+                raise DecodeError("non-nullable field client_tags was null", offset=pos)
+            else:
+                client_tags_items: list[KeyValue] = []
+                for client_tags_index in range(client_tags_n):
+                    try:
+                        client_tags_item = blank_instance(KeyValue)
+                        field = "key"
+                        key_end = pos + buf[pos]
+                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+                            client_tags_item.key = buf[pos + 1:key_end].decode()
+                            pos = key_end
+                        else:
+                            client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_end = pos + buf[pos]
+                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                            client_tags_item.value = buf[pos + 1:value_end].decode()
+                            pos = value_end
+                        else:
+                            client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            client_tags_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "client_tags[]", client_tags_index
+                        raise failure from None
+                    client_tags_items.append(client_tags_item)
+                field, index = "client_tags[]", client_tags_index  # as the last call would have left them
+                value.client_tags = client_tags_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -276,8 +276,8 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for assignments_index in range(assignments_n):
@@ -367,8 +367,8 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for assignments_index in range(assignments_n):
@@ -473,41 +473,42 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
         assignments_n = buf[pos] - 1
-        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assignments_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(SyncGroupRequestAssignment)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "assignment"
-                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assignments_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
-                assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
-            request.assignments = assignments_items
+            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assignments_n, pos = _w.read_count(buf, pos, True)
+            if assignments_n < 0:
+                raise DecodeError("non-nullable field assignments was null", offset=pos)
+            else:
+                assignments_items: list[SyncGroupRequestAssignment] = []
+                for assignments_index in range(assignments_n):
+                    try:
+                        assignments_item = blank_instance(SyncGroupRequestAssignment)
+                        field = "member_id"
+                        member_id_end = pos + buf[pos]
+                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                            assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                            pos = member_id_end
+                        else:
+                            assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "assignment"
+                        assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assignments_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assignments[]", assignments_index
+                        raise failure from None
+                    assignments_items.append(assignments_item)
+                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -633,41 +634,42 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
         assignments_n = buf[pos] - 1
-        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assignments_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(SyncGroupRequestAssignment)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "assignment"
-                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assignments_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
-                assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
-            request.assignments = assignments_items
+            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assignments_n, pos = _w.read_count(buf, pos, True)
+            if assignments_n < 0:
+                raise DecodeError("non-nullable field assignments was null", offset=pos)
+            else:
+                assignments_items: list[SyncGroupRequestAssignment] = []
+                for assignments_index in range(assignments_n):
+                    try:
+                        assignments_item = blank_instance(SyncGroupRequestAssignment)
+                        field = "member_id"
+                        member_id_end = pos + buf[pos]
+                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                            assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                            pos = member_id_end
+                        else:
+                            assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "assignment"
+                        assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assignments_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assignments[]", assignments_index
+                        raise failure from None
+                    assignments_items.append(assignments_item)
+                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

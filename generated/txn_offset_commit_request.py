@@ -360,8 +360,8 @@ def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOff
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
             for partitions_index in range(partitions_n):
@@ -435,8 +435,8 @@ def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
             for partitions_index in range(partitions_n):
@@ -513,42 +513,43 @@ def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOff
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "committed_metadata"
-                    committed_metadata_end = pos + buf[pos]
-                    if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                        partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                        pos = committed_metadata_end
-                    else:
-                        partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            else:
+                partitions_items: list[TxnOffsetCommitRequestPartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                        field = "partition_index, committed_offset, committed_leader_epoch"
+                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "committed_metadata"
+                        committed_metadata_end = pos + buf[pos]
+                        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                            partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                            pos = committed_metadata_end
+                        else:
+                            partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -632,8 +633,8 @@ def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
             for topics_index in range(topics_n):
@@ -646,8 +647,8 @@ def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCo
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[TxnOffsetCommitRequestPartition] = []
                         for partitions_index in range(partitions_n):
@@ -750,8 +751,8 @@ def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetComm
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
             for topics_index in range(topics_n):
@@ -764,8 +765,8 @@ def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetComm
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[TxnOffsetCommitRequestPartition] = []
                         for partitions_index in range(partitions_n):
@@ -887,78 +888,80 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TxnOffsetCommitRequestTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[TxnOffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "committed_metadata"
-                                committed_metadata_end = pos + buf[pos]
-                                if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                                    partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                                    pos = committed_metadata_end
-                                else:
-                                    partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            else:
+                topics_items: list[TxnOffsetCommitRequestTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TxnOffsetCommitRequestTopic)
+                        field = "name"
+                        name_end = pos + buf[pos]
+                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                            topics_item.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            else:
+                                partitions_items: list[TxnOffsetCommitRequestPartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                                        field = "partition_index, committed_offset, committed_leader_epoch"
+                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "committed_metadata"
+                                        committed_metadata_end = pos + buf[pos]
+                                        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                            partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                            pos = committed_metadata_end
+                                        else:
+                                            partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -116,6 +116,7 @@ class Compiled(PurePython):
         "# Final: compiled code reads Final module constants directly, other globals from a dict.",
         "_LIST_PLACEHOLDER: Final[list] = []",
         "_KEYED_PLACEHOLDER: Final[KeyedList] = KeyedList()",
+        "_new_object: Final = object.__new__",
     ]
     constant_annotation = ": Final"
     # mypyc makes any other attribute set in a class body a per-instance slot, which the class
@@ -129,7 +130,9 @@ class Compiled(PurePython):
         return function
 
     def blank(self, cls: str) -> str:
-        return f"{cls}.__new__({cls})"  # typed as a {cls} for mypy, unlike object.__new__
+        # object.__new__ from a Final: one C call (``cls.__new__`` is a method look-up first);
+        # typeshed types its result as ``cls``
+        return f"_new_object({cls})"
 
     def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
                      defaults: list[tuple[str, str]]) -> Lines:
