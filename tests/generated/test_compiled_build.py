@@ -176,7 +176,7 @@ def test_truncated_and_corrupted_input_fails_the_same_way(name, version, data, c
 
 
 def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
-    from kwcompiled.fetch_response import EpochEndOffset, PartitionData
+    from kwcompiled.fetch_response import EpochEndOffset, LeaderIdAndEpoch, PartitionData, SnapshotId
 
     first, second = PartitionData(), PartitionData()
     assert first.diverging_epoch == EpochEndOffset() and first.diverging_epoch is not second.diverging_epoch
@@ -184,6 +184,15 @@ def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
     assert second.diverging_epoch.epoch == -1
     decoded = PartitionData.decode(PartitionData(records=b"").encode(12), 12)
     assert decoded.aborted_transactions == [] and decoded.diverging_epoch == EpochEndOffset()
+    # Compiled, an absent tagged struct is made on its first read (a property): still a fresh
+    # default per object, and one set or mutated afterwards is encoded as a tagged field.
+    other = PartitionData.decode(PartitionData(records=b"").encode(12), 12)
+    assert other.current_leader is not decoded.current_leader
+    other.current_leader.leader_id = 3
+    decoded.snapshot_id = SnapshotId(end_offset=9, epoch=1)
+    assert PartitionData.decode(other.encode(12), 12).current_leader.leader_id == 3
+    assert PartitionData.decode(decoded.encode(12), 12).snapshot_id == SnapshotId(end_offset=9, epoch=1)
+    assert decoded.current_leader == LeaderIdAndEpoch()
     with pytest.raises(KwireError):
         PartitionData.decode(b"\x00", 12)
     with pytest.raises(KwireError):
