@@ -328,7 +328,9 @@ class StructView:
         self.fields = [FieldView(f, constants) for f in s.fields]
         if flavour.struct_defaults_on_first_read:
             for f in self.fields:
-                if f.field.type.is_struct and not f.field.type.is_array and f.lazy_factory:
+                # (not where null is a value of its own: there None cannot mean "not made yet")
+                if (f.field.type.is_struct and not f.field.type.is_array and f.lazy_factory
+                        and f.field.nullable_versions.empty):
                     f.made_on_first_read = True
                     f.slot = f"_{f.attr}"
         self.layouts = [LayoutView(layout, self, flavour, inline) for layout in plan.layouts]
