@@ -267,12 +267,17 @@ def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartiti
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -355,12 +360,17 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            transaction.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            transaction.transactional_id = ""
+            pos += 1
         else:
-            transaction.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                transaction.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                transaction.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, verify_only"
         transaction.producer_id, transaction.producer_epoch, transaction.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
         pos += 11
@@ -382,12 +392,17 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
                     try:
                         topics_item = blank_instance(AddPartitionsToTxnTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -572,12 +587,17 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
     size = len(buf)
     try:
         field = "v3_and_below_transactional_id"
-        v3_and_below_transactional_id_end = pos + buf[pos]
-        if pos < v3_and_below_transactional_id_end < pos + 0x80 and v3_and_below_transactional_id_end <= size:  # the usual case: a short string
-            request.v3_and_below_transactional_id = buf[pos + 1:v3_and_below_transactional_id_end].decode()
-            pos = v3_and_below_transactional_id_end
+        v3_and_below_transactional_id_n = buf[pos]  # the length + 1
+        if v3_and_below_transactional_id_n == 1:  # the empty string
+            request.v3_and_below_transactional_id = ""
+            pos += 1
         else:
-            request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            v3_and_below_transactional_id_end = pos + v3_and_below_transactional_id_n
+            if 0 < v3_and_below_transactional_id_n < 0x80 and v3_and_below_transactional_id_end <= size:  # the usual case: a short string
+                request.v3_and_below_transactional_id = buf[pos + 1:v3_and_below_transactional_id_end].decode()
+                pos = v3_and_below_transactional_id_end
+            else:
+                request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         request.v3_and_below_producer_id, request.v3_and_below_producer_epoch = _unpack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(buf, pos)
         pos += 10
@@ -599,12 +619,17 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
                     try:
                         v3_and_below_topics_item = blank_instance(AddPartitionsToTxnTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            v3_and_below_topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            v3_and_below_topics_item.name = ""
+                            pos += 1
                         else:
-                            v3_and_below_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                v3_and_below_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                v3_and_below_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -727,12 +752,17 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
                     try:
                         transactions_item = blank_instance(AddPartitionsToTxnTransaction)
                         field = "transactional_id"
-                        transactional_id_end = pos + buf[pos]
-                        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                            transactions_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                            pos = transactional_id_end
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            transactions_item.transactional_id = ""
+                            pos += 1
                         else:
-                            transactions_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                transactions_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                transactions_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "producer_id, producer_epoch, verify_only"
                         transactions_item.producer_id, transactions_item.producer_epoch, transactions_item.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
                         pos += 11
@@ -754,12 +784,17 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
                                     try:
                                         topics_item = blank_instance(AddPartitionsToTxnTopic)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1

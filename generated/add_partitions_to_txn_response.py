@@ -386,12 +386,17 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            result.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            result.name = ""
+            pos += 1
         else:
-            result.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                result.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "results_by_partition[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_by_partition_n = buf[pos] - 1
@@ -491,12 +496,17 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            result.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            result.transactional_id = ""
+            pos += 1
         else:
-            result.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                result.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                result.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_results[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_results_n = buf[pos] - 1
@@ -515,12 +525,17 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
                     try:
                         topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topic_results_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topic_results_item.name = ""
+                            pos += 1
                         else:
-                            topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topic_results_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "results_by_partition[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         results_by_partition_n = buf[pos] - 1
@@ -751,12 +766,17 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
                     try:
                         results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            results_by_topic_v3_and_below_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            results_by_topic_v3_and_below_item.name = ""
+                            pos += 1
                         else:
-                            results_by_topic_v3_and_below_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                results_by_topic_v3_and_below_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                results_by_topic_v3_and_below_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "results_by_partition[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         results_by_partition_n = buf[pos] - 1
@@ -883,12 +903,17 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
                     try:
                         results_by_transaction_item = blank_instance(AddPartitionsToTxnResult)
                         field = "transactional_id"
-                        transactional_id_end = pos + buf[pos]
-                        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                            results_by_transaction_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                            pos = transactional_id_end
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            results_by_transaction_item.transactional_id = ""
+                            pos += 1
                         else:
-                            results_by_transaction_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                results_by_transaction_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                results_by_transaction_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_results[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topic_results_n = buf[pos] - 1
@@ -907,12 +932,17 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
                                     try:
                                         topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topic_results_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topic_results_item.name = ""
+                                            pos += 1
                                         else:
-                                            topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topic_results_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "results_by_partition[]"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         results_by_partition_n = buf[pos] - 1

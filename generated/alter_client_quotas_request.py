@@ -263,19 +263,32 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-            data.entity_name = buf[pos + 1:entity_name_end].decode()
-            pos = entity_name_end
+        entity_name_n = buf[pos]  # the length + 1
+        if entity_name_n == 1:  # the empty string
+            data.entity_name = ""
+            pos += 1
+        elif entity_name_n == 0:  # null
+            data.entity_name = None
+            pos += 1
         else:
-            data.entity_name, pos = _w.read_compact_string(buf, pos)
+            entity_name_end = pos + entity_name_n
+            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                data.entity_name = buf[pos + 1:entity_name_end].decode()
+                pos = entity_name_end
+            else:
+                data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -369,12 +382,17 @@ def _read_OpData_v1(buf: bytes, pos: int) -> tuple[OpData, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            data.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            data.key = ""
+            pos += 1
         else:
-            data.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                data.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value, remove"
         data.value, data.remove = _unpack_OpData_value_remove(buf, pos)
         pos += 9
@@ -554,19 +572,32 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                     try:
                         entity_item = blank_instance(EntityData)
                         field = "entity_type"
-                        entity_type_end = pos + buf[pos]
-                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                            pos = entity_type_end
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            entity_item.entity_type = ""
+                            pos += 1
                         else:
-                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "entity_name"
-                        entity_name_end = pos + buf[pos]
-                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                            pos = entity_name_end
+                        entity_name_n = buf[pos]  # the length + 1
+                        if entity_name_n == 1:  # the empty string
+                            entity_item.entity_name = ""
+                            pos += 1
+                        elif entity_name_n == 0:  # null
+                            entity_item.entity_name = None
+                            pos += 1
                         else:
-                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                            entity_name_end = pos + entity_name_n
+                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                pos = entity_name_end
+                            else:
+                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -598,12 +629,17 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                     try:
                         ops_item = blank_instance(OpData)
                         field = "key"
-                        key_end = pos + buf[pos]
-                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                            ops_item.key = buf[pos + 1:key_end].decode()
-                            pos = key_end
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            ops_item.key = ""
+                            pos += 1
                         else:
-                            ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                ops_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value, remove"
                         ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
                         pos += 9
@@ -849,19 +885,32 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
                                     try:
                                         entity_item = blank_instance(EntityData)
                                         field = "entity_type"
-                                        entity_type_end = pos + buf[pos]
-                                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                            pos = entity_type_end
+                                        entity_type_n = buf[pos]  # the length + 1
+                                        if entity_type_n == 1:  # the empty string
+                                            entity_item.entity_type = ""
+                                            pos += 1
                                         else:
-                                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                            entity_type_end = pos + entity_type_n
+                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                                pos = entity_type_end
+                                            else:
+                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "entity_name"
-                                        entity_name_end = pos + buf[pos]
-                                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                            pos = entity_name_end
+                                        entity_name_n = buf[pos]  # the length + 1
+                                        if entity_name_n == 1:  # the empty string
+                                            entity_item.entity_name = ""
+                                            pos += 1
+                                        elif entity_name_n == 0:  # null
+                                            entity_item.entity_name = None
+                                            pos += 1
                                         else:
-                                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                            entity_name_end = pos + entity_name_n
+                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                                pos = entity_name_end
+                                            else:
+                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -893,12 +942,17 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
                                     try:
                                         ops_item = blank_instance(OpData)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            ops_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            ops_item.key = ""
+                                            pos += 1
                                         else:
-                                            ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                ops_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value, remove"
                                         ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
                                         pos += 9

@@ -219,19 +219,32 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-            data.entity_name = buf[pos + 1:entity_name_end].decode()
-            pos = entity_name_end
+        entity_name_n = buf[pos]  # the length + 1
+        if entity_name_n == 1:  # the empty string
+            data.entity_name = ""
+            pos += 1
+        elif entity_name_n == 0:  # null
+            data.entity_name = None
+            pos += 1
         else:
-            data.entity_name, pos = _w.read_compact_string(buf, pos)
+            entity_name_end = pos + entity_name_n
+            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                data.entity_name = buf[pos + 1:entity_name_end].decode()
+                pos = entity_name_end
+            else:
+                data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -365,12 +378,20 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
         (data.error_code,) = _unpack_EntryData_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            data.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            data.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            data.error_message = None
+            pos += 1
         else:
-            data.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                data.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                data.error_message, pos = _w.read_compact_string(buf, pos)
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
         entity_n = buf[pos] - 1
@@ -389,19 +410,32 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                     try:
                         entity_item = blank_instance(EntityData)
                         field = "entity_type"
-                        entity_type_end = pos + buf[pos]
-                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                            pos = entity_type_end
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            entity_item.entity_type = ""
+                            pos += 1
                         else:
-                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "entity_name"
-                        entity_name_end = pos + buf[pos]
-                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                            pos = entity_name_end
+                        entity_name_n = buf[pos]  # the length + 1
+                        if entity_name_n == 1:  # the empty string
+                            entity_item.entity_name = ""
+                            pos += 1
+                        elif entity_name_n == 0:  # null
+                            entity_item.entity_name = None
+                            pos += 1
                         else:
-                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                            entity_name_end = pos + entity_name_n
+                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                pos = entity_name_end
+                            else:
+                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -599,12 +633,20 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
                         (entries_item.error_code,) = _unpack_EntryData_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            entries_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            entries_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            entries_item.error_message = None
+                            pos += 1
                         else:
-                            entries_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                entries_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                entries_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "entity[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         entity_n = buf[pos] - 1
@@ -623,19 +665,32 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
                                     try:
                                         entity_item = blank_instance(EntityData)
                                         field = "entity_type"
-                                        entity_type_end = pos + buf[pos]
-                                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                            pos = entity_type_end
+                                        entity_type_n = buf[pos]  # the length + 1
+                                        if entity_type_n == 1:  # the empty string
+                                            entity_item.entity_type = ""
+                                            pos += 1
                                         else:
-                                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                            entity_type_end = pos + entity_type_n
+                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                                pos = entity_type_end
+                                            else:
+                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "entity_name"
-                                        entity_name_end = pos + buf[pos]
-                                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                            pos = entity_name_end
+                                        entity_name_n = buf[pos]  # the length + 1
+                                        if entity_name_n == 1:  # the empty string
+                                            entity_item.entity_name = ""
+                                            pos += 1
+                                        elif entity_name_n == 0:  # null
+                                            entity_item.entity_name = None
+                                            pos += 1
                                         else:
-                                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                            entity_name_end = pos + entity_name_n
+                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                                pos = entity_name_end
+                                            else:
+                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

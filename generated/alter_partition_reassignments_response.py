@@ -205,12 +205,20 @@ def _read_ReassignablePartitionResponse_v0_1(buf: bytes, pos: int) -> tuple[Reas
         response.partition_index, response.error_code = _unpack_ReassignablePartitionResponse_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -257,12 +265,17 @@ def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[Reassign
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            response.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            response.name = ""
+            pos += 1
         else:
-            response.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                response.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                response.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -284,12 +297,20 @@ def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[Reassign
                         partitions_item.partition_index, partitions_item.error_code = _unpack_ReassignablePartitionResponse_partition_index_error_code(buf, pos)
                         pos += 6
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partitions_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partitions_item.error_message = None
+                            pos += 1
                         else:
-                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -377,12 +398,20 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
         response.throttle_time_ms, response.error_code = _unpack_AlterPartitionReassignmentsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
@@ -401,12 +430,17 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
                     try:
                         responses_item = blank_instance(ReassignableTopicResponse)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            responses_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            responses_item.name = ""
+                            pos += 1
                         else:
-                            responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                responses_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -428,12 +462,20 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
                                         partitions_item.partition_index, partitions_item.error_code = _unpack_ReassignablePartitionResponse_partition_index_error_code(buf, pos)
                                         pos += 6
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -528,12 +570,20 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
         response.throttle_time_ms, response.allow_replication_factor_change, response.error_code = _unpack_AlterPartitionReassignmentsResponse_throttle_time_ms_to_error_code(buf, pos)
         pos += 7
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
@@ -552,12 +602,17 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
                     try:
                         responses_item = blank_instance(ReassignableTopicResponse)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            responses_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            responses_item.name = ""
+                            pos += 1
                         else:
-                            responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                responses_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -579,12 +634,20 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
                                         partitions_item.partition_index, partitions_item.error_code = _unpack_ReassignablePartitionResponse_partition_index_error_code(buf, pos)
                                         pos += 6
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

@@ -218,12 +218,17 @@ def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplica
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -383,12 +388,17 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
     size = len(buf)
     try:
         field = "path"
-        path_end = pos + buf[pos]
-        if pos < path_end < pos + 0x80 and path_end <= size:  # the usual case: a short string
-            alter_replica_log_dir.path = buf[pos + 1:path_end].decode()
-            pos = path_end
+        path_n = buf[pos]  # the length + 1
+        if path_n == 1:  # the empty string
+            alter_replica_log_dir.path = ""
+            pos += 1
         else:
-            alter_replica_log_dir.path, pos = _w.read_compact_string_nn(buf, pos)
+            path_end = pos + path_n
+            if 0 < path_n < 0x80 and path_end <= size:  # the usual case: a short string
+                alter_replica_log_dir.path = buf[pos + 1:path_end].decode()
+                pos = path_end
+            else:
+                alter_replica_log_dir.path, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -407,12 +417,17 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
                     try:
                         topics_item = blank_instance(AlterReplicaLogDirTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -620,12 +635,17 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
                     try:
                         dirs_item = blank_instance(AlterReplicaLogDir)
                         field = "path"
-                        path_end = pos + buf[pos]
-                        if pos < path_end < pos + 0x80 and path_end <= size:  # the usual case: a short string
-                            dirs_item.path = buf[pos + 1:path_end].decode()
-                            pos = path_end
+                        path_n = buf[pos]  # the length + 1
+                        if path_n == 1:  # the empty string
+                            dirs_item.path = ""
+                            pos += 1
                         else:
-                            dirs_item.path, pos = _w.read_compact_string_nn(buf, pos)
+                            path_end = pos + path_n
+                            if 0 < path_n < 0x80 and path_end <= size:  # the usual case: a short string
+                                dirs_item.path = buf[pos + 1:path_end].decode()
+                                pos = path_end
+                            else:
+                                dirs_item.path, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -644,12 +664,17 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
                                     try:
                                         topics_item = blank_instance(AlterReplicaLogDirTopic)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1

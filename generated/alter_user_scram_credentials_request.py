@@ -193,12 +193,17 @@ def _read_ScramCredentialDeletion_v0(buf: bytes, pos: int) -> tuple[ScramCredent
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            deletion.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            deletion.name = ""
+            pos += 1
         else:
-            deletion.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                deletion.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                deletion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism"
         (deletion.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
         pos += 1
@@ -255,12 +260,17 @@ def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int) -> tuple[ScramCreden
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            upsertion.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            upsertion.name = ""
+            pos += 1
         else:
-            upsertion.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                upsertion.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                upsertion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism, iterations"
         upsertion.mechanism, upsertion.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
         pos += 5
@@ -348,12 +358,17 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
                     try:
                         deletions_item = blank_instance(ScramCredentialDeletion)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            deletions_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            deletions_item.name = ""
+                            pos += 1
                         else:
-                            deletions_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                deletions_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                deletions_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "mechanism"
                         (deletions_item.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
                         pos += 1
@@ -388,12 +403,17 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
                     try:
                         upsertions_item = blank_instance(ScramCredentialUpsertion)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            upsertions_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            upsertions_item.name = ""
+                            pos += 1
                         else:
-                            upsertions_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                upsertions_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                upsertions_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "mechanism, iterations"
                         upsertions_item.mechanism, upsertions_item.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
                         pos += 5

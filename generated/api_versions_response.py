@@ -355,12 +355,17 @@ def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatu
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            key.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            key.name = ""
+            pos += 1
         else:
-            key.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                key.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                key.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_version, max_version"
         key.min_version, key.max_version = _unpack_SupportedFeatureKey_min_version_max_version(buf, pos)
         pos += 4
@@ -417,12 +422,17 @@ def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatu
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            key.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            key.name = ""
+            pos += 1
         else:
-            key.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                key.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                key.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, min_version_level"
         key.max_version_level, key.min_version_level = _unpack_FinalizedFeatureKey_max_version_level_min_version_level(buf, pos)
         pos += 4
@@ -707,12 +717,17 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                                 try:
                                     supported_features_item = blank_instance(SupportedFeatureKey)
                                     field = "name"
-                                    name_end = pos + buf[pos]
-                                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                        supported_features_item.name = buf[pos + 1:name_end].decode()
-                                        pos = name_end
+                                    name_n = buf[pos]  # the length + 1
+                                    if name_n == 1:  # the empty string
+                                        supported_features_item.name = ""
+                                        pos += 1
                                     else:
-                                        supported_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        name_end = pos + name_n
+                                        if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                            supported_features_item.name = buf[pos + 1:name_end].decode()
+                                            pos = name_end
+                                        else:
+                                            supported_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "min_version, max_version"
                                     supported_features_item.min_version, supported_features_item.max_version = _unpack_SupportedFeatureKey_min_version_max_version(buf, pos)
                                     pos += 4
@@ -756,12 +771,17 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                                 try:
                                     finalized_features_item = blank_instance(FinalizedFeatureKey)
                                     field = "name"
-                                    name_end = pos + buf[pos]
-                                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                        finalized_features_item.name = buf[pos + 1:name_end].decode()
-                                        pos = name_end
+                                    name_n = buf[pos]  # the length + 1
+                                    if name_n == 1:  # the empty string
+                                        finalized_features_item.name = ""
+                                        pos += 1
                                     else:
-                                        finalized_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        name_end = pos + name_n
+                                        if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                            finalized_features_item.name = buf[pos + 1:name_end].decode()
+                                            pos = name_end
+                                        else:
+                                            finalized_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "max_version_level, min_version_level"
                                     finalized_features_item.max_version_level, finalized_features_item.min_version_level = _unpack_FinalizedFeatureKey_max_version_level_min_version_level(buf, pos)
                                     pos += 4

@@ -251,19 +251,29 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            listener.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            listener.name = ""
+            pos += 1
         else:
-            listener.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                listener.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            listener.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            listener.host = ""
+            pos += 1
         else:
-            listener.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                listener.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         listener.port, listener.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
         pos += 4
@@ -330,12 +340,17 @@ def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            feature.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            feature.name = ""
+            pos += 1
         else:
-            feature.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                feature.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -397,12 +412,17 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
@@ -423,19 +443,29 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         listeners_item = blank_instance(Listener)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            listeners_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
                         else:
-                            listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            listeners_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
                         else:
-                            listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
                         pos += 4
@@ -470,12 +500,17 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         features_item = blank_instance(Feature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -493,12 +528,20 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
                 field, index = "features[]", features_index  # as the last call would have left them
                 request.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
+            pos += 1
         else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -604,12 +647,17 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
@@ -630,19 +678,29 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         listeners_item = blank_instance(Listener)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            listeners_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
                         else:
-                            listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            listeners_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
                         else:
-                            listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
                         pos += 4
@@ -677,12 +735,17 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         features_item = blank_instance(Feature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -700,12 +763,20 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
                 field, index = "features[]", features_index  # as the last call would have left them
                 request.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
+            pos += 1
         else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
@@ -814,12 +885,17 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
@@ -840,19 +916,29 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         listeners_item = blank_instance(Listener)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            listeners_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
                         else:
-                            listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            listeners_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
                         else:
-                            listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
                         pos += 4
@@ -887,12 +973,17 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         features_item = blank_instance(Feature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -910,12 +1001,20 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                 field, index = "features[]", features_index  # as the last call would have left them
                 request.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
+            pos += 1
         else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
@@ -1059,12 +1158,17 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
@@ -1085,19 +1189,29 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                     try:
                         listeners_item = blank_instance(Listener)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            listeners_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
                         else:
-                            listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            listeners_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
                         else:
-                            listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
                         pos += 4
@@ -1132,12 +1246,17 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                     try:
                         features_item = blank_instance(Feature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -1155,12 +1274,20 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                 field, index = "features[]", features_index  # as the last call would have left them
                 request.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
+            pos += 1
         else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
@@ -1309,12 +1436,17 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
@@ -1335,19 +1467,29 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         listeners_item = blank_instance(Listener)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            listeners_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
                         else:
-                            listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            listeners_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
                         else:
-                            listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
                         pos += 4
@@ -1382,12 +1524,17 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                     try:
                         features_item = blank_instance(Feature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -1405,12 +1552,20 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 field, index = "features[]", features_index  # as the last call would have left them
                 request.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
+            pos += 1
         else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1

@@ -377,12 +377,17 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            partitions.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            partitions.topic_name = ""
+            pos += 1
         else:
-            partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                partitions.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -487,12 +492,17 @@ def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
                         field = "topic_id"
                         topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_partitions_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -582,43 +592,74 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            member.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            member.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            member.instance_id = None
+            pos += 1
         else:
-            member.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                member.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                member.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            member.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            member.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            member.rack_id = None
+            pos += 1
         else:
-            member.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                member.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            member.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            member.client_id = ""
+            pos += 1
         else:
-            member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                member.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            member.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            member.client_host = ""
+            pos += 1
         else:
-            member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                member.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
@@ -638,12 +679,20 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                 member.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_end = pos + buf[pos]
-        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-            member.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-            pos = subscribed_topic_regex_end
+        subscribed_topic_regex_n = buf[pos]  # the length + 1
+        if subscribed_topic_regex_n == 1:  # the empty string
+            member.subscribed_topic_regex = ""
+            pos += 1
+        elif subscribed_topic_regex_n == 0:  # null
+            member.subscribed_topic_regex = None
+            pos += 1
         else:
-            member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                member.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                pos = subscribed_topic_regex_end
+            else:
+                member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "assignment"
         member.assignment, pos = _read_Assignment_v0_1(buf, pos)
         field = "target_assignment"
@@ -763,43 +812,74 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            member.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            member.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            member.instance_id = None
+            pos += 1
         else:
-            member.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                member.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                member.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            member.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            member.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            member.rack_id = None
+            pos += 1
         else:
-            member.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                member.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            member.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            member.client_id = ""
+            pos += 1
         else:
-            member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                member.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            member.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            member.client_host = ""
+            pos += 1
         else:
-            member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                member.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
@@ -819,12 +899,20 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                 member.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_end = pos + buf[pos]
-        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-            member.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-            pos = subscribed_topic_regex_end
+        subscribed_topic_regex_n = buf[pos]  # the length + 1
+        if subscribed_topic_regex_n == 1:  # the empty string
+            member.subscribed_topic_regex = ""
+            pos += 1
+        elif subscribed_topic_regex_n == 0:  # null
+            member.subscribed_topic_regex = None
+            pos += 1
         else:
-            member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                member.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                pos = subscribed_topic_regex_end
+            else:
+                member.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "assignment"
         member.assignment, pos = _read_Assignment_v0_1(buf, pos)
         field = "target_assignment"
@@ -952,36 +1040,59 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
         field = "assignor_name"
-        assignor_name_end = pos + buf[pos]
-        if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-            group.assignor_name = buf[pos + 1:assignor_name_end].decode()
-            pos = assignor_name_end
+        assignor_name_n = buf[pos]  # the length + 1
+        if assignor_name_n == 1:  # the empty string
+            group.assignor_name = ""
+            pos += 1
         else:
-            group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+            assignor_name_end = pos + assignor_name_n
+            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                group.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                pos = assignor_name_end
+            else:
+                group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
@@ -1001,43 +1112,74 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                         members_item = blank_instance(Member)
                         members_item.member_type = -1
                         field = "member_id"
-                        member_id_end = pos + buf[pos]
-                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                            pos = member_id_end
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
                         else:
-                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "instance_id"
-                        instance_id_end = pos + buf[pos]
-                        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-                            members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                            pos = instance_id_end
+                        instance_id_n = buf[pos]  # the length + 1
+                        if instance_id_n == 1:  # the empty string
+                            members_item.instance_id = ""
+                            pos += 1
+                        elif instance_id_n == 0:  # null
+                            members_item.instance_id = None
+                            pos += 1
                         else:
-                            members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                            instance_id_end = pos + instance_id_n
+                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                                pos = instance_id_end
+                            else:
+                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
                         field = "rack_id"
-                        rack_id_end = pos + buf[pos]
-                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                            pos = rack_id_end
+                        rack_id_n = buf[pos]  # the length + 1
+                        if rack_id_n == 1:  # the empty string
+                            members_item.rack_id = ""
+                            pos += 1
+                        elif rack_id_n == 0:  # null
+                            members_item.rack_id = None
+                            pos += 1
                         else:
-                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                            rack_id_end = pos + rack_id_n
+                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                pos = rack_id_end
+                            else:
+                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                         field = "member_epoch"
                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                         pos += 4
                         field = "client_id"
-                        client_id_end = pos + buf[pos]
-                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                            pos = client_id_end
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
                         else:
-                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "client_host"
-                        client_host_end = pos + buf[pos]
-                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                            pos = client_host_end
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
                         else:
-                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "subscribed_topic_names"
                         index = -1  # no element yet: an error in the count names the array itself
                         subscribed_topic_names_n = buf[pos] - 1
@@ -1057,12 +1199,20 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                                 members_item.subscribed_topic_names = subscribed_topic_names_items
                         field = "subscribed_topic_regex"
-                        subscribed_topic_regex_end = pos + buf[pos]
-                        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                            members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                            pos = subscribed_topic_regex_end
+                        subscribed_topic_regex_n = buf[pos]  # the length + 1
+                        if subscribed_topic_regex_n == 1:  # the empty string
+                            members_item.subscribed_topic_regex = ""
+                            pos += 1
+                        elif subscribed_topic_regex_n == 0:  # null
+                            members_item.subscribed_topic_regex = None
+                            pos += 1
                         else:
-                            members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                                pos = subscribed_topic_regex_end
+                            else:
+                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
                         field = "assignment"
                         members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
                         field = "target_assignment"
@@ -1185,36 +1335,59 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
         field = "assignor_name"
-        assignor_name_end = pos + buf[pos]
-        if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-            group.assignor_name = buf[pos + 1:assignor_name_end].decode()
-            pos = assignor_name_end
+        assignor_name_n = buf[pos]  # the length + 1
+        if assignor_name_n == 1:  # the empty string
+            group.assignor_name = ""
+            pos += 1
         else:
-            group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+            assignor_name_end = pos + assignor_name_n
+            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                group.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                pos = assignor_name_end
+            else:
+                group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
@@ -1233,43 +1406,74 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                     try:
                         members_item = blank_instance(Member)
                         field = "member_id"
-                        member_id_end = pos + buf[pos]
-                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                            pos = member_id_end
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
                         else:
-                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "instance_id"
-                        instance_id_end = pos + buf[pos]
-                        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-                            members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                            pos = instance_id_end
+                        instance_id_n = buf[pos]  # the length + 1
+                        if instance_id_n == 1:  # the empty string
+                            members_item.instance_id = ""
+                            pos += 1
+                        elif instance_id_n == 0:  # null
+                            members_item.instance_id = None
+                            pos += 1
                         else:
-                            members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                            instance_id_end = pos + instance_id_n
+                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                                pos = instance_id_end
+                            else:
+                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
                         field = "rack_id"
-                        rack_id_end = pos + buf[pos]
-                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                            pos = rack_id_end
+                        rack_id_n = buf[pos]  # the length + 1
+                        if rack_id_n == 1:  # the empty string
+                            members_item.rack_id = ""
+                            pos += 1
+                        elif rack_id_n == 0:  # null
+                            members_item.rack_id = None
+                            pos += 1
                         else:
-                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                            rack_id_end = pos + rack_id_n
+                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                pos = rack_id_end
+                            else:
+                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                         field = "member_epoch"
                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                         pos += 4
                         field = "client_id"
-                        client_id_end = pos + buf[pos]
-                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                            pos = client_id_end
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
                         else:
-                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "client_host"
-                        client_host_end = pos + buf[pos]
-                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                            pos = client_host_end
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
                         else:
-                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "subscribed_topic_names"
                         index = -1  # no element yet: an error in the count names the array itself
                         subscribed_topic_names_n = buf[pos] - 1
@@ -1289,12 +1493,20 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                                 members_item.subscribed_topic_names = subscribed_topic_names_items
                         field = "subscribed_topic_regex"
-                        subscribed_topic_regex_end = pos + buf[pos]
-                        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                            members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                            pos = subscribed_topic_regex_end
+                        subscribed_topic_regex_n = buf[pos]  # the length + 1
+                        if subscribed_topic_regex_n == 1:  # the empty string
+                            members_item.subscribed_topic_regex = ""
+                            pos += 1
+                        elif subscribed_topic_regex_n == 0:  # null
+                            members_item.subscribed_topic_regex = None
+                            pos += 1
                         else:
-                            members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                                pos = subscribed_topic_regex_end
+                            else:
+                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
                         field = "assignment"
                         members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
                         field = "target_assignment"
@@ -1440,36 +1652,59 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
                         (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
                         else:
-                            groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_state"
-                        group_state_end = pos + buf[pos]
-                        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                            groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                            pos = group_state_end
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
                         else:
-                            groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_epoch, assignment_epoch"
                         groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
                         pos += 8
                         field = "assignor_name"
-                        assignor_name_end = pos + buf[pos]
-                        if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                            groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                            pos = assignor_name_end
+                        assignor_name_n = buf[pos]  # the length + 1
+                        if assignor_name_n == 1:  # the empty string
+                            groups_item.assignor_name = ""
+                            pos += 1
                         else:
-                            groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+                            assignor_name_end = pos + assignor_name_n
+                            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                                groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                                pos = assignor_name_end
+                            else:
+                                groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "members[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         members_n = buf[pos] - 1
@@ -1489,43 +1724,74 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
                                         members_item = blank_instance(Member)
                                         members_item.member_type = -1
                                         field = "member_id"
-                                        member_id_end = pos + buf[pos]
-                                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                            pos = member_id_end
+                                        member_id_n = buf[pos]  # the length + 1
+                                        if member_id_n == 1:  # the empty string
+                                            members_item.member_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            member_id_end = pos + member_id_n
+                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                                pos = member_id_end
+                                            else:
+                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "instance_id"
-                                        instance_id_end = pos + buf[pos]
-                                        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                            members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                            pos = instance_id_end
+                                        instance_id_n = buf[pos]  # the length + 1
+                                        if instance_id_n == 1:  # the empty string
+                                            members_item.instance_id = ""
+                                            pos += 1
+                                        elif instance_id_n == 0:  # null
+                                            members_item.instance_id = None
+                                            pos += 1
                                         else:
-                                            members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                                            instance_id_end = pos + instance_id_n
+                                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                                                pos = instance_id_end
+                                            else:
+                                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
                                         field = "rack_id"
-                                        rack_id_end = pos + buf[pos]
-                                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                            pos = rack_id_end
+                                        rack_id_n = buf[pos]  # the length + 1
+                                        if rack_id_n == 1:  # the empty string
+                                            members_item.rack_id = ""
+                                            pos += 1
+                                        elif rack_id_n == 0:  # null
+                                            members_item.rack_id = None
+                                            pos += 1
                                         else:
-                                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                                            rack_id_end = pos + rack_id_n
+                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                                pos = rack_id_end
+                                            else:
+                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                                         field = "member_epoch"
                                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                                         pos += 4
                                         field = "client_id"
-                                        client_id_end = pos + buf[pos]
-                                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                            pos = client_id_end
+                                        client_id_n = buf[pos]  # the length + 1
+                                        if client_id_n == 1:  # the empty string
+                                            members_item.client_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_id_end = pos + client_id_n
+                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                                pos = client_id_end
+                                            else:
+                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "client_host"
-                                        client_host_end = pos + buf[pos]
-                                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                            pos = client_host_end
+                                        client_host_n = buf[pos]  # the length + 1
+                                        if client_host_n == 1:  # the empty string
+                                            members_item.client_host = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_host_end = pos + client_host_n
+                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                                pos = client_host_end
+                                            else:
+                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "subscribed_topic_names"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         subscribed_topic_names_n = buf[pos] - 1
@@ -1545,12 +1811,20 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
                                                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                                                 members_item.subscribed_topic_names = subscribed_topic_names_items
                                         field = "subscribed_topic_regex"
-                                        subscribed_topic_regex_end = pos + buf[pos]
-                                        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                                            members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                                            pos = subscribed_topic_regex_end
+                                        subscribed_topic_regex_n = buf[pos]  # the length + 1
+                                        if subscribed_topic_regex_n == 1:  # the empty string
+                                            members_item.subscribed_topic_regex = ""
+                                            pos += 1
+                                        elif subscribed_topic_regex_n == 0:  # null
+                                            members_item.subscribed_topic_regex = None
+                                            pos += 1
                                         else:
-                                            members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+                                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+                                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                                                pos = subscribed_topic_regex_end
+                                            else:
+                                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
                                         field = "assignment"
                                         members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
                                         field = "target_assignment"
@@ -1669,36 +1943,59 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
                         (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
                         else:
-                            groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_state"
-                        group_state_end = pos + buf[pos]
-                        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                            groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                            pos = group_state_end
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
                         else:
-                            groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_epoch, assignment_epoch"
                         groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
                         pos += 8
                         field = "assignor_name"
-                        assignor_name_end = pos + buf[pos]
-                        if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                            groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                            pos = assignor_name_end
+                        assignor_name_n = buf[pos]  # the length + 1
+                        if assignor_name_n == 1:  # the empty string
+                            groups_item.assignor_name = ""
+                            pos += 1
                         else:
-                            groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+                            assignor_name_end = pos + assignor_name_n
+                            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                                groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                                pos = assignor_name_end
+                            else:
+                                groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "members[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         members_n = buf[pos] - 1
@@ -1717,43 +2014,74 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
                                     try:
                                         members_item = blank_instance(Member)
                                         field = "member_id"
-                                        member_id_end = pos + buf[pos]
-                                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                            pos = member_id_end
+                                        member_id_n = buf[pos]  # the length + 1
+                                        if member_id_n == 1:  # the empty string
+                                            members_item.member_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            member_id_end = pos + member_id_n
+                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                                pos = member_id_end
+                                            else:
+                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "instance_id"
-                                        instance_id_end = pos + buf[pos]
-                                        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                            members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                            pos = instance_id_end
+                                        instance_id_n = buf[pos]  # the length + 1
+                                        if instance_id_n == 1:  # the empty string
+                                            members_item.instance_id = ""
+                                            pos += 1
+                                        elif instance_id_n == 0:  # null
+                                            members_item.instance_id = None
+                                            pos += 1
                                         else:
-                                            members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                                            instance_id_end = pos + instance_id_n
+                                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                                                pos = instance_id_end
+                                            else:
+                                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
                                         field = "rack_id"
-                                        rack_id_end = pos + buf[pos]
-                                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                            pos = rack_id_end
+                                        rack_id_n = buf[pos]  # the length + 1
+                                        if rack_id_n == 1:  # the empty string
+                                            members_item.rack_id = ""
+                                            pos += 1
+                                        elif rack_id_n == 0:  # null
+                                            members_item.rack_id = None
+                                            pos += 1
                                         else:
-                                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                                            rack_id_end = pos + rack_id_n
+                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                                pos = rack_id_end
+                                            else:
+                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                                         field = "member_epoch"
                                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                                         pos += 4
                                         field = "client_id"
-                                        client_id_end = pos + buf[pos]
-                                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                            pos = client_id_end
+                                        client_id_n = buf[pos]  # the length + 1
+                                        if client_id_n == 1:  # the empty string
+                                            members_item.client_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_id_end = pos + client_id_n
+                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                                pos = client_id_end
+                                            else:
+                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "client_host"
-                                        client_host_end = pos + buf[pos]
-                                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                            pos = client_host_end
+                                        client_host_n = buf[pos]  # the length + 1
+                                        if client_host_n == 1:  # the empty string
+                                            members_item.client_host = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_host_end = pos + client_host_n
+                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                                pos = client_host_end
+                                            else:
+                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "subscribed_topic_names"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         subscribed_topic_names_n = buf[pos] - 1
@@ -1773,12 +2101,20 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
                                                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                                                 members_item.subscribed_topic_names = subscribed_topic_names_items
                                         field = "subscribed_topic_regex"
-                                        subscribed_topic_regex_end = pos + buf[pos]
-                                        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-                                            members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-                                            pos = subscribed_topic_regex_end
+                                        subscribed_topic_regex_n = buf[pos]  # the length + 1
+                                        if subscribed_topic_regex_n == 1:  # the empty string
+                                            members_item.subscribed_topic_regex = ""
+                                            pos += 1
+                                        elif subscribed_topic_regex_n == 0:  # null
+                                            members_item.subscribed_topic_regex = None
+                                            pos += 1
                                         else:
-                                            members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+                                            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+                                            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                                                members_item.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                                                pos = subscribed_topic_regex_end
+                                            else:
+                                                members_item.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
                                         field = "assignment"
                                         members_item.assignment, pos = _read_Assignment_v0_1(buf, pos)
                                         field = "target_assignment"

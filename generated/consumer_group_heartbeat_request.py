@@ -262,36 +262,62 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (request.member_epoch,) = _unpack_ConsumerGroupHeartbeatRequest_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            request.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            request.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            request.instance_id = None
+            pos += 1
         else:
-            request.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                request.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            request.rack_id = None
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
@@ -315,12 +341,20 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                 request.subscribed_topic_names = subscribed_topic_names_items
         field = "server_assignor"
-        server_assignor_end = pos + buf[pos]
-        if pos < server_assignor_end < pos + 0x80 and server_assignor_end <= size:  # the usual case: a short string
-            request.server_assignor = buf[pos + 1:server_assignor_end].decode()
-            pos = server_assignor_end
+        server_assignor_n = buf[pos]  # the length + 1
+        if server_assignor_n == 1:  # the empty string
+            request.server_assignor = ""
+            pos += 1
+        elif server_assignor_n == 0:  # null
+            request.server_assignor = None
+            pos += 1
         else:
-            request.server_assignor, pos = _w.read_compact_string(buf, pos)
+            server_assignor_end = pos + server_assignor_n
+            if 0 < server_assignor_n < 0x80 and server_assignor_end <= size:  # the usual case: a short string
+                request.server_assignor = buf[pos + 1:server_assignor_end].decode()
+                pos = server_assignor_end
+            else:
+                request.server_assignor, pos = _w.read_compact_string(buf, pos)
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_partitions_n = buf[pos] - 1
@@ -487,36 +521,62 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (request.member_epoch,) = _unpack_ConsumerGroupHeartbeatRequest_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            request.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            request.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            request.instance_id = None
+            pos += 1
         else:
-            request.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                request.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            request.rack_id = None
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
@@ -540,19 +600,35 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
                     subscribed_topic_names_items.append(subscribed_topic_names_item)
                 request.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_end = pos + buf[pos]
-        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-            request.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-            pos = subscribed_topic_regex_end
+        subscribed_topic_regex_n = buf[pos]  # the length + 1
+        if subscribed_topic_regex_n == 1:  # the empty string
+            request.subscribed_topic_regex = ""
+            pos += 1
+        elif subscribed_topic_regex_n == 0:  # null
+            request.subscribed_topic_regex = None
+            pos += 1
         else:
-            request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                request.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                pos = subscribed_topic_regex_end
+            else:
+                request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "server_assignor"
-        server_assignor_end = pos + buf[pos]
-        if pos < server_assignor_end < pos + 0x80 and server_assignor_end <= size:  # the usual case: a short string
-            request.server_assignor = buf[pos + 1:server_assignor_end].decode()
-            pos = server_assignor_end
+        server_assignor_n = buf[pos]  # the length + 1
+        if server_assignor_n == 1:  # the empty string
+            request.server_assignor = ""
+            pos += 1
+        elif server_assignor_n == 0:  # null
+            request.server_assignor = None
+            pos += 1
         else:
-            request.server_assignor, pos = _w.read_compact_string(buf, pos)
+            server_assignor_end = pos + server_assignor_n
+            if 0 < server_assignor_n < 0x80 and server_assignor_end <= size:  # the usual case: a short string
+                request.server_assignor = buf[pos + 1:server_assignor_end].decode()
+                pos = server_assignor_end
+            else:
+                request.server_assignor, pos = _w.read_compact_string(buf, pos)
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_partitions_n = buf[pos] - 1

@@ -271,12 +271,17 @@ def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
         field = "topic_id"
         metadata.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            metadata.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            metadata.topic_name = ""
+            pos += 1
         else:
-            metadata.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                metadata.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                metadata.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions"
         (metadata.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
         pos += 4
@@ -425,12 +430,17 @@ def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
                         else:
-                            topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "num_partitions"
                         (topics_item.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
                         pos += 4

@@ -167,12 +167,17 @@ def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartitio
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            partition.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            partition.topic_name = ""
+            pos += 1
         else:
-            partition.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                partition.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                partition.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (partition.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
         pos += 4
@@ -321,12 +326,17 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
                     try:
                         remaining_partitions_item = blank_instance(RemainingPartition)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            remaining_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            remaining_partitions_item.topic_name = ""
+                            pos += 1
                         else:
-                            remaining_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                remaining_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                remaining_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_index"
                         (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
                         pos += 4

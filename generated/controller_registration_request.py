@@ -218,19 +218,29 @@ def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            listener.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            listener.name = ""
+            pos += 1
         else:
-            listener.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                listener.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            listener.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            listener.host = ""
+            pos += 1
         else:
-            listener.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                listener.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         listener.port, listener.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
         pos += 4
@@ -297,12 +307,17 @@ def _read_Feature_v0(buf: bytes, pos: int) -> tuple[Feature, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            feature.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            feature.name = ""
+            pos += 1
         else:
-            feature.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                feature.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -384,19 +399,29 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
                     try:
                         listeners_item = blank_instance(Listener)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            listeners_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
                         else:
-                            listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            listeners_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
                         else:
-                            listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
                         pos += 4
@@ -431,12 +456,17 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
                     try:
                         features_item = blank_instance(Feature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4

@@ -222,29 +222,44 @@ def _read_AclCreation_v2_3(buf: bytes, pos: int) -> tuple[AclCreation, int]:
         (creation.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            creation.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            creation.resource_name = ""
+            pos += 1
         else:
-            creation.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                creation.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                creation.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "resource_pattern_type"
         (creation.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
         pos += 1
         field = "principal"
-        principal_end = pos + buf[pos]
-        if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
-            creation.principal = buf[pos + 1:principal_end].decode()
-            pos = principal_end
+        principal_n = buf[pos]  # the length + 1
+        if principal_n == 1:  # the empty string
+            creation.principal = ""
+            pos += 1
         else:
-            creation.principal, pos = _w.read_compact_string_nn(buf, pos)
+            principal_end = pos + principal_n
+            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
+                creation.principal = buf[pos + 1:principal_end].decode()
+                pos = principal_end
+            else:
+                creation.principal, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            creation.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            creation.host = ""
+            pos += 1
         else:
-            creation.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                creation.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                creation.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "operation, permission_type"
         creation.operation, creation.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
         pos += 2
@@ -422,29 +437,44 @@ def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsReques
                         (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
                         pos += 1
                         field = "resource_name"
-                        resource_name_end = pos + buf[pos]
-                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                            creations_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                            pos = resource_name_end
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            creations_item.resource_name = ""
+                            pos += 1
                         else:
-                            creations_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                creations_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                creations_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "resource_pattern_type"
                         (creations_item.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
                         pos += 1
                         field = "principal"
-                        principal_end = pos + buf[pos]
-                        if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
-                            creations_item.principal = buf[pos + 1:principal_end].decode()
-                            pos = principal_end
+                        principal_n = buf[pos]  # the length + 1
+                        if principal_n == 1:  # the empty string
+                            creations_item.principal = ""
+                            pos += 1
                         else:
-                            creations_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_end = pos + principal_n
+                            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
+                                creations_item.principal = buf[pos + 1:principal_end].decode()
+                                pos = principal_end
+                            else:
+                                creations_item.principal, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            creations_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            creations_item.host = ""
+                            pos += 1
                         else:
-                            creations_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                creations_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                creations_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "operation, permission_type"
                         creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
                         pos += 2

@@ -182,19 +182,29 @@ def _read_CreatableRenewers_v2_3(buf: bytes, pos: int) -> tuple[CreatableRenewer
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            renewers.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            renewers.principal_type = ""
+            pos += 1
         else:
-            renewers.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                renewers.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                renewers.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            renewers.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            renewers.principal_name = ""
+            pos += 1
         else:
-            renewers.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                renewers.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                renewers.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -352,19 +362,29 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
                     try:
                         renewers_item = blank_instance(CreatableRenewers)
                         field = "principal_type"
-                        principal_type_end = pos + buf[pos]
-                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                            pos = principal_type_end
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "principal_name"
-                        principal_name_end = pos + buf[pos]
-                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                            pos = principal_name_end
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -447,19 +467,35 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
     size = len(buf)
     try:
         field = "owner_principal_type"
-        owner_principal_type_end = pos + buf[pos]
-        if pos < owner_principal_type_end < pos + 0x80 and owner_principal_type_end <= size:  # the usual case: a short string
-            request.owner_principal_type = buf[pos + 1:owner_principal_type_end].decode()
-            pos = owner_principal_type_end
+        owner_principal_type_n = buf[pos]  # the length + 1
+        if owner_principal_type_n == 1:  # the empty string
+            request.owner_principal_type = ""
+            pos += 1
+        elif owner_principal_type_n == 0:  # null
+            request.owner_principal_type = None
+            pos += 1
         else:
-            request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
+            owner_principal_type_end = pos + owner_principal_type_n
+            if 0 < owner_principal_type_n < 0x80 and owner_principal_type_end <= size:  # the usual case: a short string
+                request.owner_principal_type = buf[pos + 1:owner_principal_type_end].decode()
+                pos = owner_principal_type_end
+            else:
+                request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
         field = "owner_principal_name"
-        owner_principal_name_end = pos + buf[pos]
-        if pos < owner_principal_name_end < pos + 0x80 and owner_principal_name_end <= size:  # the usual case: a short string
-            request.owner_principal_name = buf[pos + 1:owner_principal_name_end].decode()
-            pos = owner_principal_name_end
+        owner_principal_name_n = buf[pos]  # the length + 1
+        if owner_principal_name_n == 1:  # the empty string
+            request.owner_principal_name = ""
+            pos += 1
+        elif owner_principal_name_n == 0:  # null
+            request.owner_principal_name = None
+            pos += 1
         else:
-            request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
+            owner_principal_name_end = pos + owner_principal_name_n
+            if 0 < owner_principal_name_n < 0x80 and owner_principal_name_end <= size:  # the usual case: a short string
+                request.owner_principal_name = buf[pos + 1:owner_principal_name_end].decode()
+                pos = owner_principal_name_end
+            else:
+                request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
@@ -478,19 +514,29 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
                     try:
                         renewers_item = blank_instance(CreatableRenewers)
                         field = "principal_type"
-                        principal_type_end = pos + buf[pos]
-                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                            pos = principal_type_end
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "principal_name"
-                        principal_name_end = pos + buf[pos]
-                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                            pos = principal_name_end
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

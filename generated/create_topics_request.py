@@ -412,19 +412,32 @@ def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            config.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            config.name = ""
+            pos += 1
         else:
-            config.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                config.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            config.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            config.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            config.value = None
+            pos += 1
         else:
-            config.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                config.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -601,12 +614,17 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions, replication_factor"
         topic.num_partitions, topic.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
         pos += 6
@@ -676,19 +694,32 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
                     try:
                         configs_item = blank_instance(CreatableTopicConfig)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            configs_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            configs_item.name = ""
+                            pos += 1
                         else:
-                            configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                configs_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            configs_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            configs_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            configs_item.value = None
+                            pos += 1
                         else:
-                            configs_item.value, pos = _w.read_compact_string(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                configs_item.value, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -935,12 +966,17 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                     try:
                         topics_item = blank_instance(CreatableTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "num_partitions, replication_factor"
                         topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
                         pos += 6
@@ -1010,19 +1046,32 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                                     try:
                                         configs_item = blank_instance(CreatableTopicConfig)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            configs_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            configs_item.name = ""
+                                            pos += 1
                                         else:
-                                            configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                configs_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            configs_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            configs_item.value = None
+                                            pos += 1
                                         else:
-                                            configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

@@ -168,12 +168,17 @@ def _read_DeletableGroupResult_v2(buf: bytes, pos: int) -> tuple[DeletableGroupR
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            result.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            result.group_id = ""
+            pos += 1
         else:
-            result.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                result.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                result.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
         pos += 2
@@ -322,12 +327,17 @@ def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRes
                     try:
                         results_item = blank_instance(DeletableGroupResult)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            results_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            results_item.group_id = ""
+                            pos += 1
                         else:
-                            results_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                results_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                results_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "error_code"
                         (results_item.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
                         pos += 2

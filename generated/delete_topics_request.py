@@ -135,12 +135,20 @@ def _read_DeleteTopicState_v6(buf: bytes, pos: int) -> tuple[DeleteTopicState, i
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            state.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            state.name = ""
+            pos += 1
+        elif name_n == 0:  # null
+            state.name = None
+            pos += 1
         else:
-            state.name, pos = _w.read_compact_string(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                state.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                state.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"
@@ -359,12 +367,20 @@ def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequ
                     try:
                         topics_item = blank_instance(DeleteTopicState)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        elif name_n == 0:  # null
+                            topics_item.name = None
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string(buf, pos)
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "(tagged fields)"

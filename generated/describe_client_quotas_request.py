@@ -179,22 +179,35 @@ def _read_ComponentData_v1(buf: bytes, pos: int) -> tuple[ComponentData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "match_type"
         (data.match_type,) = _unpack_ComponentData_match_type(buf, pos)
         pos += 1
         field = "match"
-        match_end = pos + buf[pos]
-        if pos < match_end < pos + 0x80 and match_end <= size:  # the usual case: a short string
-            data.match = buf[pos + 1:match_end].decode()
-            pos = match_end
+        match_n = buf[pos]  # the length + 1
+        if match_n == 1:  # the empty string
+            data.match = ""
+            pos += 1
+        elif match_n == 0:  # null
+            data.match = None
+            pos += 1
         else:
-            data.match, pos = _w.read_compact_string(buf, pos)
+            match_end = pos + match_n
+            if 0 < match_n < 0x80 and match_end <= size:  # the usual case: a short string
+                data.match = buf[pos + 1:match_end].decode()
+                pos = match_end
+            else:
+                data.match, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -342,22 +355,35 @@ def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[Describe
                     try:
                         components_item = blank_instance(ComponentData)
                         field = "entity_type"
-                        entity_type_end = pos + buf[pos]
-                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                            components_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                            pos = entity_type_end
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            components_item.entity_type = ""
+                            pos += 1
                         else:
-                            components_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                components_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                components_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "match_type"
                         (components_item.match_type,) = _unpack_ComponentData_match_type(buf, pos)
                         pos += 1
                         field = "match"
-                        match_end = pos + buf[pos]
-                        if pos < match_end < pos + 0x80 and match_end <= size:  # the usual case: a short string
-                            components_item.match = buf[pos + 1:match_end].decode()
-                            pos = match_end
+                        match_n = buf[pos]  # the length + 1
+                        if match_n == 1:  # the empty string
+                            components_item.match = ""
+                            pos += 1
+                        elif match_n == 0:  # null
+                            components_item.match = None
+                            pos += 1
                         else:
-                            components_item.match, pos = _w.read_compact_string(buf, pos)
+                            match_end = pos + match_n
+                            if 0 < match_n < 0x80 and match_end <= size:  # the usual case: a short string
+                                components_item.match = buf[pos + 1:match_end].decode()
+                                pos = match_end
+                            else:
+                                components_item.match, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

@@ -270,19 +270,32 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-            data.entity_name = buf[pos + 1:entity_name_end].decode()
-            pos = entity_name_end
+        entity_name_n = buf[pos]  # the length + 1
+        if entity_name_n == 1:  # the empty string
+            data.entity_name = ""
+            pos += 1
+        elif entity_name_n == 0:  # null
+            data.entity_name = None
+            pos += 1
         else:
-            data.entity_name, pos = _w.read_compact_string(buf, pos)
+            entity_name_end = pos + entity_name_n
+            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                data.entity_name = buf[pos + 1:entity_name_end].decode()
+                pos = entity_name_end
+            else:
+                data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -376,12 +389,17 @@ def _read_ValueData_v1(buf: bytes, pos: int) -> tuple[ValueData, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            data.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            data.key = ""
+            pos += 1
         else:
-            data.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                data.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         (data.value,) = _unpack_ValueData_value(buf, pos)
         pos += 8
@@ -561,19 +579,32 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                     try:
                         entity_item = blank_instance(EntityData)
                         field = "entity_type"
-                        entity_type_end = pos + buf[pos]
-                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                            pos = entity_type_end
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            entity_item.entity_type = ""
+                            pos += 1
                         else:
-                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "entity_name"
-                        entity_name_end = pos + buf[pos]
-                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                            pos = entity_name_end
+                        entity_name_n = buf[pos]  # the length + 1
+                        if entity_name_n == 1:  # the empty string
+                            entity_item.entity_name = ""
+                            pos += 1
+                        elif entity_name_n == 0:  # null
+                            entity_item.entity_name = None
+                            pos += 1
                         else:
-                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                            entity_name_end = pos + entity_name_n
+                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                pos = entity_name_end
+                            else:
+                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -605,12 +636,17 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                     try:
                         values_item = blank_instance(ValueData)
                         field = "key"
-                        key_end = pos + buf[pos]
-                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                            values_item.key = buf[pos + 1:key_end].decode()
-                            pos = key_end
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            values_item.key = ""
+                            pos += 1
                         else:
-                            values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                values_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                values_item.key, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
                         (values_item.value,) = _unpack_ValueData_value(buf, pos)
                         pos += 8
@@ -830,12 +866,20 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
         response.throttle_time_ms, response.error_code = _unpack_DescribeClientQuotasResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "entries[]"
         index = -1  # no element yet: an error in the count names the array itself
         entries_n = buf[pos] - 1
@@ -871,19 +915,32 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
                                     try:
                                         entity_item = blank_instance(EntityData)
                                         field = "entity_type"
-                                        entity_type_end = pos + buf[pos]
-                                        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                            entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                            pos = entity_type_end
+                                        entity_type_n = buf[pos]  # the length + 1
+                                        if entity_type_n == 1:  # the empty string
+                                            entity_item.entity_type = ""
+                                            pos += 1
                                         else:
-                                            entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                            entity_type_end = pos + entity_type_n
+                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                                pos = entity_type_end
+                                            else:
+                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "entity_name"
-                                        entity_name_end = pos + buf[pos]
-                                        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                            entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                            pos = entity_name_end
+                                        entity_name_n = buf[pos]  # the length + 1
+                                        if entity_name_n == 1:  # the empty string
+                                            entity_item.entity_name = ""
+                                            pos += 1
+                                        elif entity_name_n == 0:  # null
+                                            entity_item.entity_name = None
+                                            pos += 1
                                         else:
-                                            entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                            entity_name_end = pos + entity_name_n
+                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                                pos = entity_name_end
+                                            else:
+                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -915,12 +972,17 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
                                     try:
                                         values_item = blank_instance(ValueData)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            values_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            values_item.key = ""
+                                            pos += 1
                                         else:
-                                            values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                values_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                values_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
                                         (values_item.value,) = _unpack_ValueData_value(buf, pos)
                                         pos += 8

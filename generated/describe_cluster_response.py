@@ -199,22 +199,35 @@ def _read_DescribeClusterBroker_v0_1(buf: bytes, pos: int) -> tuple[DescribeClus
         (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            broker.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            broker.host = ""
+            pos += 1
         else:
-            broker.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                broker.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
+            pos += 1
         else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -278,22 +291,35 @@ def _read_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeCluste
         (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            broker.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            broker.host = ""
+            pos += 1
         else:
-            broker.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                broker.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
+            pos += 1
         else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_fenced"
         (broker.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
         pos += 1
@@ -361,19 +387,32 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
@@ -399,22 +438,35 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
                         (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -515,22 +567,35 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "endpoint_type"
         (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
         pos += 1
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
@@ -556,22 +621,35 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
                         (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -672,22 +750,35 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "endpoint_type"
         (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
         pos += 1
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
@@ -712,22 +803,35 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
                         (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "is_fenced"
                         (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
                         pos += 1

@@ -217,12 +217,17 @@ def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConf
         (resource.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            resource.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            resource.resource_name = ""
+            pos += 1
         else:
-            resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                resource.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configuration_keys"
         index = -1  # no element yet: an error in the count names the array itself
         configuration_keys_n = buf[pos] - 1
@@ -510,12 +515,17 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
                         (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
                         pos += 1
                         field = "resource_name"
-                        resource_name_end = pos + buf[pos]
-                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                            resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                            pos = resource_name_end
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            resources_item.resource_name = ""
+                            pos += 1
                         else:
-                            resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "configuration_keys"
                         index = -1  # no element yet: an error in the count names the array itself
                         configuration_keys_n = buf[pos] - 1

@@ -340,19 +340,32 @@ def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            synonym.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            synonym.name = ""
+            pos += 1
         else:
-            synonym.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                synonym.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                synonym.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            synonym.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            synonym.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            synonym.value = None
+            pos += 1
         else:
-            synonym.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                synonym.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                synonym.value, pos = _w.read_compact_string(buf, pos)
         field = "source"
         (synonym.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
         pos += 1
@@ -603,19 +616,32 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            result.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            result.name = ""
+            pos += 1
         else:
-            result.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                result.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            result.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            result.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            result.value = None
+            pos += 1
         else:
-            result.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                result.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                result.value, pos = _w.read_compact_string(buf, pos)
         field = "read_only, config_source, is_sensitive"
         result.read_only, result.config_source, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
         pos += 3
@@ -637,19 +663,32 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
                     try:
                         synonyms_item = blank_instance(DescribeConfigsSynonym)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            synonyms_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            synonyms_item.name = ""
+                            pos += 1
                         else:
-                            synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            synonyms_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            synonyms_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            synonyms_item.value = None
+                            pos += 1
                         else:
-                            synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
                         field = "source"
                         (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
                         pos += 1
@@ -670,12 +709,20 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
         (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
         pos += 1
         field = "documentation"
-        documentation_end = pos + buf[pos]
-        if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
-            result.documentation = buf[pos + 1:documentation_end].decode()
-            pos = documentation_end
+        documentation_n = buf[pos]  # the length + 1
+        if documentation_n == 1:  # the empty string
+            result.documentation = ""
+            pos += 1
+        elif documentation_n == 0:  # null
+            result.documentation = None
+            pos += 1
         else:
-            result.documentation, pos = _w.read_compact_string(buf, pos)
+            documentation_end = pos + documentation_n
+            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
+                result.documentation = buf[pos + 1:documentation_end].decode()
+                pos = documentation_end
+            else:
+                result.documentation, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1006,22 +1053,35 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
         (result.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "resource_type"
         (result.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            result.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            result.resource_name = ""
+            pos += 1
         else:
-            result.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                result.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                result.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n = buf[pos] - 1
@@ -1041,19 +1101,32 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
                         configs_item = blank_instance(DescribeConfigsResourceResult)
                         configs_item.is_default = False
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            configs_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            configs_item.name = ""
+                            pos += 1
                         else:
-                            configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                configs_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            configs_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            configs_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            configs_item.value = None
+                            pos += 1
                         else:
-                            configs_item.value, pos = _w.read_compact_string(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                configs_item.value, pos = _w.read_compact_string(buf, pos)
                         field = "read_only, config_source, is_sensitive"
                         configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
                         pos += 3
@@ -1075,19 +1148,32 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
                                     try:
                                         synonyms_item = blank_instance(DescribeConfigsSynonym)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            synonyms_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            synonyms_item.name = ""
+                                            pos += 1
                                         else:
-                                            synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            synonyms_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            synonyms_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            synonyms_item.value = None
+                                            pos += 1
                                         else:
-                                            synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
                                         field = "source"
                                         (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
                                         pos += 1
@@ -1108,12 +1194,20 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
                         (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
                         pos += 1
                         field = "documentation"
-                        documentation_end = pos + buf[pos]
-                        if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
-                            configs_item.documentation = buf[pos + 1:documentation_end].decode()
-                            pos = documentation_end
+                        documentation_n = buf[pos]  # the length + 1
+                        if documentation_n == 1:  # the empty string
+                            configs_item.documentation = ""
+                            pos += 1
+                        elif documentation_n == 0:  # null
+                            configs_item.documentation = None
+                            pos += 1
                         else:
-                            configs_item.documentation, pos = _w.read_compact_string(buf, pos)
+                            documentation_end = pos + documentation_n
+                            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
+                                configs_item.documentation = buf[pos + 1:documentation_end].decode()
+                                pos = documentation_end
+                            else:
+                                configs_item.documentation, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -1498,22 +1592,35 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                         (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            results_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            results_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            results_item.error_message = None
+                            pos += 1
                         else:
-                            results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                results_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "resource_type"
                         (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
                         pos += 1
                         field = "resource_name"
-                        resource_name_end = pos + buf[pos]
-                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                            results_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                            pos = resource_name_end
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            results_item.resource_name = ""
+                            pos += 1
                         else:
-                            results_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                results_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                results_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "configs[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         configs_n = buf[pos] - 1
@@ -1533,19 +1640,32 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                                         configs_item = blank_instance(DescribeConfigsResourceResult)
                                         configs_item.is_default = False
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            configs_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            configs_item.name = ""
+                                            pos += 1
                                         else:
-                                            configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                configs_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            configs_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            configs_item.value = None
+                                            pos += 1
                                         else:
-                                            configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
                                         field = "read_only, config_source, is_sensitive"
                                         configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
                                         pos += 3
@@ -1567,19 +1687,32 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                                                     try:
                                                         synonyms_item = blank_instance(DescribeConfigsSynonym)
                                                         field = "name"
-                                                        name_end = pos + buf[pos]
-                                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                                            synonyms_item.name = buf[pos + 1:name_end].decode()
-                                                            pos = name_end
+                                                        name_n = buf[pos]  # the length + 1
+                                                        if name_n == 1:  # the empty string
+                                                            synonyms_item.name = ""
+                                                            pos += 1
                                                         else:
-                                                            synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                                            name_end = pos + name_n
+                                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                                                                pos = name_end
+                                                            else:
+                                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            synonyms_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            synonyms_item.value = ""
+                                                            pos += 1
+                                                        elif value_n == 0:  # null
+                                                            synonyms_item.value = None
+                                                            pos += 1
                                                         else:
-                                                            synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
                                                         field = "source"
                                                         (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
                                                         pos += 1
@@ -1600,12 +1733,20 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                                         (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
                                         pos += 1
                                         field = "documentation"
-                                        documentation_end = pos + buf[pos]
-                                        if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
-                                            configs_item.documentation = buf[pos + 1:documentation_end].decode()
-                                            pos = documentation_end
+                                        documentation_n = buf[pos]  # the length + 1
+                                        if documentation_n == 1:  # the empty string
+                                            configs_item.documentation = ""
+                                            pos += 1
+                                        elif documentation_n == 0:  # null
+                                            configs_item.documentation = None
+                                            pos += 1
                                         else:
-                                            configs_item.documentation, pos = _w.read_compact_string(buf, pos)
+                                            documentation_end = pos + documentation_n
+                                            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
+                                                configs_item.documentation = buf[pos + 1:documentation_end].decode()
+                                                pos = documentation_end
+                                            else:
+                                                configs_item.documentation, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

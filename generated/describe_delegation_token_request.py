@@ -157,19 +157,29 @@ def _read_DescribeDelegationTokenOwner_v2_3(buf: bytes, pos: int) -> tuple[Descr
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            owner.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            owner.principal_type = ""
+            pos += 1
         else:
-            owner.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                owner.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                owner.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            owner.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            owner.principal_name = ""
+            pos += 1
         else:
-            owner.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                owner.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                owner.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -314,19 +324,29 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
                     try:
                         owners_item = blank_instance(DescribeDelegationTokenOwner)
                         field = "principal_type"
-                        principal_type_end = pos + buf[pos]
-                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                            owners_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                            pos = principal_type_end
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            owners_item.principal_type = ""
+                            pos += 1
                         else:
-                            owners_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                owners_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                owners_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "principal_name"
-                        principal_name_end = pos + buf[pos]
-                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                            owners_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                            pos = principal_name_end
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            owners_item.principal_name = ""
+                            pos += 1
                         else:
-                            owners_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                owners_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                owners_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

@@ -271,19 +271,29 @@ def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int) -> tuple[De
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            renewer.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            renewer.principal_type = ""
+            pos += 1
         else:
-            renewer.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                renewer.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                renewer.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            renewer.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            renewer.principal_name = ""
+            pos += 1
         else:
-            renewer.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                renewer.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                renewer.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -452,29 +462,44 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            token.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            token.principal_type = ""
+            pos += 1
         else:
-            token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                token.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            token.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            token.principal_name = ""
+            pos += 1
         else:
-            token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                token.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            token.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            token.token_id = ""
+            pos += 1
         else:
-            token.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                token.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                token.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "renewers[]"
@@ -495,19 +520,29 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
                     try:
                         renewers_item = blank_instance(DescribedDelegationTokenRenewer)
                         field = "principal_type"
-                        principal_type_end = pos + buf[pos]
-                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                            pos = principal_type_end
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "principal_name"
-                        principal_name_end = pos + buf[pos]
-                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                            pos = principal_name_end
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -622,43 +657,68 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            token.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            token.principal_type = ""
+            pos += 1
         else:
-            token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                token.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            token.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            token.principal_name = ""
+            pos += 1
         else:
-            token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                token.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_type"
-        token_requester_principal_type_end = pos + buf[pos]
-        if pos < token_requester_principal_type_end < pos + 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-            token.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-            pos = token_requester_principal_type_end
+        token_requester_principal_type_n = buf[pos]  # the length + 1
+        if token_requester_principal_type_n == 1:  # the empty string
+            token.token_requester_principal_type = ""
+            pos += 1
         else:
-            token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            token_requester_principal_type_end = pos + token_requester_principal_type_n
+            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
+                token.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
+                pos = token_requester_principal_type_end
+            else:
+                token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_name"
-        token_requester_principal_name_end = pos + buf[pos]
-        if pos < token_requester_principal_name_end < pos + 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-            token.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-            pos = token_requester_principal_name_end
+        token_requester_principal_name_n = buf[pos]  # the length + 1
+        if token_requester_principal_name_n == 1:  # the empty string
+            token.token_requester_principal_name = ""
+            pos += 1
         else:
-            token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            token_requester_principal_name_end = pos + token_requester_principal_name_n
+            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
+                token.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
+                pos = token_requester_principal_name_end
+            else:
+                token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            token.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            token.token_id = ""
+            pos += 1
         else:
-            token.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                token.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                token.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "renewers[]"
@@ -679,19 +739,29 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
                     try:
                         renewers_item = blank_instance(DescribedDelegationTokenRenewer)
                         field = "principal_type"
-                        principal_type_end = pos + buf[pos]
-                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                            pos = principal_type_end
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "principal_name"
-                        principal_name_end = pos + buf[pos]
-                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                            pos = principal_name_end
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
                         else:
-                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -953,29 +1023,44 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
                         tokens_item.token_requester_principal_type = ''
                         tokens_item.token_requester_principal_name = ''
                         field = "principal_type"
-                        principal_type_end = pos + buf[pos]
-                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                            tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                            pos = principal_type_end
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            tokens_item.principal_type = ""
+                            pos += 1
                         else:
-                            tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "principal_name"
-                        principal_name_end = pos + buf[pos]
-                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                            tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                            pos = principal_name_end
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            tokens_item.principal_name = ""
+                            pos += 1
                         else:
-                            tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "issue_timestamp, expiry_timestamp, max_timestamp"
                         tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
                         pos += 24
                         field = "token_id"
-                        token_id_end = pos + buf[pos]
-                        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-                            tokens_item.token_id = buf[pos + 1:token_id_end].decode()
-                            pos = token_id_end
+                        token_id_n = buf[pos]  # the length + 1
+                        if token_id_n == 1:  # the empty string
+                            tokens_item.token_id = ""
+                            pos += 1
                         else:
-                            tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
+                            token_id_end = pos + token_id_n
+                            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                                tokens_item.token_id = buf[pos + 1:token_id_end].decode()
+                                pos = token_id_end
+                            else:
+                                tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "hmac"
                         tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
                         field = "renewers[]"
@@ -996,19 +1081,29 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
                                     try:
                                         renewers_item = blank_instance(DescribedDelegationTokenRenewer)
                                         field = "principal_type"
-                                        principal_type_end = pos + buf[pos]
-                                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                            pos = principal_type_end
+                                        principal_type_n = buf[pos]  # the length + 1
+                                        if principal_type_n == 1:  # the empty string
+                                            renewers_item.principal_type = ""
+                                            pos += 1
                                         else:
-                                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                                            principal_type_end = pos + principal_type_n
+                                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                                pos = principal_type_end
+                                            else:
+                                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "principal_name"
-                                        principal_name_end = pos + buf[pos]
-                                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                            pos = principal_name_end
+                                        principal_name_n = buf[pos]  # the length + 1
+                                        if principal_name_n == 1:  # the empty string
+                                            renewers_item.principal_name = ""
+                                            pos += 1
                                         else:
-                                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                                            principal_name_end = pos + principal_name_n
+                                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                                pos = principal_name_end
+                                            else:
+                                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1122,43 +1217,68 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
                     try:
                         tokens_item = blank_instance(DescribedDelegationToken)
                         field = "principal_type"
-                        principal_type_end = pos + buf[pos]
-                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                            tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                            pos = principal_type_end
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            tokens_item.principal_type = ""
+                            pos += 1
                         else:
-                            tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "principal_name"
-                        principal_name_end = pos + buf[pos]
-                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                            tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                            pos = principal_name_end
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            tokens_item.principal_name = ""
+                            pos += 1
                         else:
-                            tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "token_requester_principal_type"
-                        token_requester_principal_type_end = pos + buf[pos]
-                        if pos < token_requester_principal_type_end < pos + 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-                            tokens_item.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-                            pos = token_requester_principal_type_end
+                        token_requester_principal_type_n = buf[pos]  # the length + 1
+                        if token_requester_principal_type_n == 1:  # the empty string
+                            tokens_item.token_requester_principal_type = ""
+                            pos += 1
                         else:
-                            tokens_item.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                            token_requester_principal_type_end = pos + token_requester_principal_type_n
+                            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
+                                tokens_item.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
+                                pos = token_requester_principal_type_end
+                            else:
+                                tokens_item.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "token_requester_principal_name"
-                        token_requester_principal_name_end = pos + buf[pos]
-                        if pos < token_requester_principal_name_end < pos + 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-                            tokens_item.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-                            pos = token_requester_principal_name_end
+                        token_requester_principal_name_n = buf[pos]  # the length + 1
+                        if token_requester_principal_name_n == 1:  # the empty string
+                            tokens_item.token_requester_principal_name = ""
+                            pos += 1
                         else:
-                            tokens_item.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                            token_requester_principal_name_end = pos + token_requester_principal_name_n
+                            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
+                                tokens_item.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
+                                pos = token_requester_principal_name_end
+                            else:
+                                tokens_item.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "issue_timestamp, expiry_timestamp, max_timestamp"
                         tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
                         pos += 24
                         field = "token_id"
-                        token_id_end = pos + buf[pos]
-                        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-                            tokens_item.token_id = buf[pos + 1:token_id_end].decode()
-                            pos = token_id_end
+                        token_id_n = buf[pos]  # the length + 1
+                        if token_id_n == 1:  # the empty string
+                            tokens_item.token_id = ""
+                            pos += 1
                         else:
-                            tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
+                            token_id_end = pos + token_id_n
+                            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                                tokens_item.token_id = buf[pos + 1:token_id_end].decode()
+                                pos = token_id_end
+                            else:
+                                tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "hmac"
                         tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
                         field = "renewers[]"
@@ -1179,19 +1299,29 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
                                     try:
                                         renewers_item = blank_instance(DescribedDelegationTokenRenewer)
                                         field = "principal_type"
-                                        principal_type_end = pos + buf[pos]
-                                        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                            renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                            pos = principal_type_end
+                                        principal_type_n = buf[pos]  # the length + 1
+                                        if principal_type_n == 1:  # the empty string
+                                            renewers_item.principal_type = ""
+                                            pos += 1
                                         else:
-                                            renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                                            principal_type_end = pos + principal_type_n
+                                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                                pos = principal_type_end
+                                            else:
+                                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "principal_name"
-                                        principal_name_end = pos + buf[pos]
-                                        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                            renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                            pos = principal_name_end
+                                        principal_name_n = buf[pos]  # the length + 1
+                                        if principal_name_n == 1:  # the empty string
+                                            renewers_item.principal_name = ""
+                                            pos += 1
                                         else:
-                                            renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                                            principal_name_end = pos + principal_name_n
+                                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                                pos = principal_name_end
+                                            else:
+                                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

@@ -424,12 +424,17 @@ def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -639,12 +644,17 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_end = pos + buf[pos]
-        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-            result.log_dir = buf[pos + 1:log_dir_end].decode()
-            pos = log_dir_end
+        log_dir_n = buf[pos]  # the length + 1
+        if log_dir_n == 1:  # the empty string
+            result.log_dir = ""
+            pos += 1
         else:
-            result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+            log_dir_end = pos + log_dir_n
+            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                result.log_dir = buf[pos + 1:log_dir_end].decode()
+                pos = log_dir_end
+            else:
+                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -663,12 +673,17 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
                     try:
                         topics_item = blank_instance(DescribeLogDirsTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -787,12 +802,17 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_end = pos + buf[pos]
-        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-            result.log_dir = buf[pos + 1:log_dir_end].decode()
-            pos = log_dir_end
+        log_dir_n = buf[pos]  # the length + 1
+        if log_dir_n == 1:  # the empty string
+            result.log_dir = ""
+            pos += 1
         else:
-            result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+            log_dir_end = pos + log_dir_n
+            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                result.log_dir = buf[pos + 1:log_dir_end].decode()
+                pos = log_dir_end
+            else:
+                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -811,12 +831,17 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
                     try:
                         topics_item = blank_instance(DescribeLogDirsTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -939,12 +964,17 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_end = pos + buf[pos]
-        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-            result.log_dir = buf[pos + 1:log_dir_end].decode()
-            pos = log_dir_end
+        log_dir_n = buf[pos]  # the length + 1
+        if log_dir_n == 1:  # the empty string
+            result.log_dir = ""
+            pos += 1
         else:
-            result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+            log_dir_end = pos + log_dir_n
+            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                result.log_dir = buf[pos + 1:log_dir_end].decode()
+                pos = log_dir_end
+            else:
+                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -963,12 +993,17 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
                     try:
                         topics_item = blank_instance(DescribeLogDirsTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -1238,12 +1273,17 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
                         (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
                         pos += 2
                         field = "log_dir"
-                        log_dir_end = pos + buf[pos]
-                        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                            results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                            pos = log_dir_end
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
                         else:
-                            results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -1262,12 +1302,17 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
                                     try:
                                         topics_item = blank_instance(DescribeLogDirsTopic)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions[]"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         partitions_n = buf[pos] - 1
@@ -1411,12 +1456,17 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
                         (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
                         pos += 2
                         field = "log_dir"
-                        log_dir_end = pos + buf[pos]
-                        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                            results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                            pos = log_dir_end
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
                         else:
-                            results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -1435,12 +1485,17 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
                                     try:
                                         topics_item = blank_instance(DescribeLogDirsTopic)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions[]"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         partitions_n = buf[pos] - 1
@@ -1582,12 +1637,17 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
                         (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
                         pos += 2
                         field = "log_dir"
-                        log_dir_end = pos + buf[pos]
-                        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                            results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                            pos = log_dir_end
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
                         else:
-                            results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -1606,12 +1666,17 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
                                     try:
                                         topics_item = blank_instance(DescribeLogDirsTopic)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions[]"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         partitions_n = buf[pos] - 1
@@ -1755,12 +1820,17 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
                         (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
                         pos += 2
                         field = "log_dir"
-                        log_dir_end = pos + buf[pos]
-                        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                            results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                            pos = log_dir_end
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
                         else:
-                            results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -1779,12 +1849,17 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
                                     try:
                                         topics_item = blank_instance(DescribeLogDirsTopic)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions[]"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         partitions_n = buf[pos] - 1

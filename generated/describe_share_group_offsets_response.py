@@ -272,12 +272,20 @@ def _read_DescribeShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) ->
         partition.partition_index, partition.start_offset, partition.leader_epoch, partition.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
         pos += 18
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            partition.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            partition.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            partition.error_message = None
+            pos += 1
         else:
-            partition.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                partition.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -327,12 +335,20 @@ def _read_DescribeShareGroupOffsetsResponsePartition_v1(buf: bytes, pos: int) ->
         partition.partition_index, partition.start_offset, partition.leader_epoch, partition.lag, partition.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
         pos += 26
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            partition.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            partition.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            partition.error_message = None
+            pos += 1
         else:
-            partition.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                partition.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -379,12 +395,17 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tup
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            topic.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            topic.topic_name = ""
+            pos += 1
         else:
-            topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                topic.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
@@ -409,12 +430,20 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tup
                         partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
                         pos += 18
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partitions_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partitions_item.error_message = None
+                            pos += 1
                         else:
-                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -501,12 +530,17 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tup
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            topic.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            topic.topic_name = ""
+            pos += 1
         else:
-            topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                topic.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
@@ -530,12 +564,20 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tup
                         partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
                         pos += 26
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partitions_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partitions_item.error_message = None
+                            pos += 1
                         else:
-                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -622,12 +664,17 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -646,12 +693,17 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
                     try:
                         topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
                         else:
-                            topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "partitions[]"
@@ -676,12 +728,20 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
                                         partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
                                         pos += 18
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -712,12 +772,20 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
         (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -793,12 +861,17 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -817,12 +890,17 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
                     try:
                         topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
                         else:
-                            topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "partitions[]"
@@ -846,12 +924,20 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
                                         partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
                                         pos += 26
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -882,12 +968,20 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
         (group.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -983,12 +1077,17 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                     try:
                         groups_item = blank_instance(DescribeShareGroupOffsetsResponseGroup)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -1007,12 +1106,17 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                                     try:
                                         topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
                                         field = "topic_name"
-                                        topic_name_end = pos + buf[pos]
-                                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                            topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                            pos = topic_name_end
+                                        topic_name_n = buf[pos]  # the length + 1
+                                        if topic_name_n == 1:  # the empty string
+                                            topics_item.topic_name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                                            topic_name_end = pos + topic_name_n
+                                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                                pos = topic_name_end
+                                            else:
+                                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "topic_id"
                                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                                         field = "partitions[]"
@@ -1037,12 +1141,20 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                                                         partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_to_error_code(buf, pos)
                                                         pos += 18
                                                         field = "error_message"
-                                                        error_message_end = pos + buf[pos]
-                                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                            pos = error_message_end
+                                                        error_message_n = buf[pos]  # the length + 1
+                                                        if error_message_n == 1:  # the empty string
+                                                            partitions_item.error_message = ""
+                                                            pos += 1
+                                                        elif error_message_n == 0:  # null
+                                                            partitions_item.error_message = None
+                                                            pos += 1
                                                         else:
-                                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                                            error_message_end = pos + error_message_n
+                                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                                pos = error_message_end
+                                                            else:
+                                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -1073,12 +1185,20 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                         (groups_item.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
                         else:
-                            groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -1174,12 +1294,17 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                     try:
                         groups_item = blank_instance(DescribeShareGroupOffsetsResponseGroup)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -1198,12 +1323,17 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                                     try:
                                         topics_item = blank_instance(DescribeShareGroupOffsetsResponseTopic)
                                         field = "topic_name"
-                                        topic_name_end = pos + buf[pos]
-                                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                                            topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                                            pos = topic_name_end
+                                        topic_name_n = buf[pos]  # the length + 1
+                                        if topic_name_n == 1:  # the empty string
+                                            topics_item.topic_name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                                            topic_name_end = pos + topic_name_n
+                                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                                pos = topic_name_end
+                                            else:
+                                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "topic_id"
                                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                                         field = "partitions[]"
@@ -1227,12 +1357,20 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                                                         partitions_item.partition_index, partitions_item.start_offset, partitions_item.leader_epoch, partitions_item.lag, partitions_item.error_code = _unpack_DescribeShareGroupOffsetsResponsePartition_partition_index_start_offset_leader_epoch_lag_error_code(buf, pos)
                                                         pos += 26
                                                         field = "error_message"
-                                                        error_message_end = pos + buf[pos]
-                                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                                            pos = error_message_end
+                                                        error_message_n = buf[pos]  # the length + 1
+                                                        if error_message_n == 1:  # the empty string
+                                                            partitions_item.error_message = ""
+                                                            pos += 1
+                                                        elif error_message_n == 0:  # null
+                                                            partitions_item.error_message = None
+                                                            pos += 1
                                                         else:
-                                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                                            error_message_end = pos + error_message_n
+                                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                                pos = error_message_end
+                                                            else:
+                                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -1263,12 +1401,20 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                         (groups_item.error_code,) = _unpack_DescribeShareGroupOffsetsResponseGroup_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
                         else:
-                            groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

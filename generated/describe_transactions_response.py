@@ -219,12 +219,17 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            data.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            data.topic = ""
+            pos += 1
         else:
-            data.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                data.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                data.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -310,19 +315,29 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
         (state.error_code,) = _unpack_TransactionState_error_code(buf, pos)
         pos += 2
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            state.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            state.transactional_id = ""
+            pos += 1
         else:
-            state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                state.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "transaction_state"
-        transaction_state_end = pos + buf[pos]
-        if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-            state.transaction_state = buf[pos + 1:transaction_state_end].decode()
-            pos = transaction_state_end
+        transaction_state_n = buf[pos]  # the length + 1
+        if transaction_state_n == 1:  # the empty string
+            state.transaction_state = ""
+            pos += 1
         else:
-            state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+            transaction_state_end = pos + transaction_state_n
+            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                state.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                pos = transaction_state_end
+            else:
+                state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
         pos += 22
@@ -344,12 +359,17 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
                     try:
                         topics_item = blank_instance(TopicData)
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            topics_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topics_item.topic = ""
+                            pos += 1
                         else:
-                            topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -485,19 +505,29 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                         (transaction_states_item.error_code,) = _unpack_TransactionState_error_code(buf, pos)
                         pos += 2
                         field = "transactional_id"
-                        transactional_id_end = pos + buf[pos]
-                        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                            transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                            pos = transactional_id_end
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            transaction_states_item.transactional_id = ""
+                            pos += 1
                         else:
-                            transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "transaction_state"
-                        transaction_state_end = pos + buf[pos]
-                        if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                            transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                            pos = transaction_state_end
+                        transaction_state_n = buf[pos]  # the length + 1
+                        if transaction_state_n == 1:  # the empty string
+                            transaction_states_item.transaction_state = ""
+                            pos += 1
                         else:
-                            transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+                            transaction_state_end = pos + transaction_state_n
+                            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                                transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                                pos = transaction_state_end
+                            else:
+                                transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
                         transaction_states_item.transaction_timeout_ms, transaction_states_item.transaction_start_time_ms, transaction_states_item.producer_id, transaction_states_item.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
                         pos += 22
@@ -519,12 +549,17 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                                     try:
                                         topics_item = blank_instance(TopicData)
                                         field = "topic"
-                                        topic_end = pos + buf[pos]
-                                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                                            topics_item.topic = buf[pos + 1:topic_end].decode()
-                                            pos = topic_end
+                                        topic_n = buf[pos]  # the length + 1
+                                        if topic_n == 1:  # the empty string
+                                            topics_item.topic = ""
+                                            pos += 1
                                         else:
-                                            topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                            topic_end = pos + topic_n
+                                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                                pos = topic_end
+                                            else:
+                                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1

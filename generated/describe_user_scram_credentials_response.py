@@ -246,22 +246,35 @@ def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[D
     size = len(buf)
     try:
         field = "user"
-        user_end = pos + buf[pos]
-        if pos < user_end < pos + 0x80 and user_end <= size:  # the usual case: a short string
-            result.user = buf[pos + 1:user_end].decode()
-            pos = user_end
+        user_n = buf[pos]  # the length + 1
+        if user_n == 1:  # the empty string
+            result.user = ""
+            pos += 1
         else:
-            result.user, pos = _w.read_compact_string_nn(buf, pos)
+            user_end = pos + user_n
+            if 0 < user_n < 0x80 and user_end <= size:  # the usual case: a short string
+                result.user = buf[pos + 1:user_end].decode()
+                pos = user_end
+            else:
+                result.user, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "credential_infos[]"
         index = -1  # no element yet: an error in the count names the array itself
         credential_infos_n = buf[pos] - 1
@@ -369,12 +382,20 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
         response.throttle_time_ms, response.error_code = _unpack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
@@ -393,22 +414,35 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
                     try:
                         results_item = blank_instance(DescribeUserScramCredentialsResult)
                         field = "user"
-                        user_end = pos + buf[pos]
-                        if pos < user_end < pos + 0x80 and user_end <= size:  # the usual case: a short string
-                            results_item.user = buf[pos + 1:user_end].decode()
-                            pos = user_end
+                        user_n = buf[pos]  # the length + 1
+                        if user_n == 1:  # the empty string
+                            results_item.user = ""
+                            pos += 1
                         else:
-                            results_item.user, pos = _w.read_compact_string_nn(buf, pos)
+                            user_end = pos + user_n
+                            if 0 < user_n < 0x80 and user_end <= size:  # the usual case: a short string
+                                results_item.user = buf[pos + 1:user_end].decode()
+                                pos = user_end
+                            else:
+                                results_item.user, pos = _w.read_compact_string_nn(buf, pos)
                         field = "error_code"
                         (results_item.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            results_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            results_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            results_item.error_message = None
+                            pos += 1
                         else:
-                            results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                results_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "credential_infos[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         credential_infos_n = buf[pos] - 1

@@ -228,12 +228,20 @@ def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int
         result.partition_id, result.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -354,12 +362,17 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            result.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            result.topic = ""
+            pos += 1
         else:
-            result.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                result.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                result.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_result[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_result_n = buf[pos] - 1
@@ -381,12 +394,20 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
                         partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
                         pos += 6
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_result_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_result_item.error_message = None
+                            pos += 1
                         else:
-                            partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -681,12 +702,17 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                     try:
                         replica_election_results_item = blank_instance(ReplicaElectionResult)
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            replica_election_results_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            replica_election_results_item.topic = ""
+                            pos += 1
                         else:
-                            replica_election_results_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                replica_election_results_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                replica_election_results_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_result[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_result_n = buf[pos] - 1
@@ -708,12 +734,20 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                                         partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
                                         pos += 6
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_result_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_result_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

@@ -399,12 +399,17 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -507,12 +512,17 @@ def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 2
@@ -687,12 +697,17 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
                     try:
                         topics_item = blank_instance(TopicData)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
                         else:
-                            topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -776,12 +791,17 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
                                     (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
                                     pos += 4
                                     field = "host"
-                                    host_end = pos + buf[pos]
-                                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                        node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                        pos = host_end
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
                                     else:
-                                        node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "port"
                                     (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
                                     pos += 2

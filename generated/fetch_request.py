@@ -1008,12 +1008,17 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            topic.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            topic.topic = ""
+            pos += 1
         else:
-            topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                topic.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -1524,12 +1529,17 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            topic.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            topic.topic = ""
+            pos += 1
         else:
-            topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                topic.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -2361,12 +2371,17 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                         topics_item = blank_instance(FetchTopic)
                         topics_item.topic_id = _ZERO_UUID
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            topics_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topics_item.topic = ""
+                            pos += 1
                         else:
-                            topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -2434,12 +2449,17 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                         forgotten_topics_data_item = blank_instance(ForgottenTopic)
                         forgotten_topics_data_item.topic_id = _ZERO_UUID
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            forgotten_topics_data_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            forgotten_topics_data_item.topic = ""
+                            pos += 1
                         else:
-                            forgotten_topics_data_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                forgotten_topics_data_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                forgotten_topics_data_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -2469,12 +2489,17 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
                 request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2496,12 +2521,20 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2726,12 +2759,17 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
                 request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2753,12 +2791,20 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2984,12 +3030,17 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
                 request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3011,12 +3062,20 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -3281,12 +3340,17 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
                 request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3308,12 +3372,20 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -3584,12 +3656,17 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
                 request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3611,12 +3688,20 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:

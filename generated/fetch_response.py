@@ -1554,12 +1554,17 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            response.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            response.topic = ""
+            pos += 1
         else:
-            response.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                response.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                response.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -1948,22 +1953,35 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            endpoint.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            endpoint.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            endpoint.rack = None
+            pos += 1
         else:
-            endpoint.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                endpoint.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                endpoint.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2582,12 +2600,17 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                         responses_item = blank_instance(FetchableTopicResponse)
                         responses_item.topic_id = _ZERO_UUID
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            responses_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            responses_item.topic = ""
+                            pos += 1
                         else:
-                            responses_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                responses_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                responses_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -3215,22 +3238,35 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                     (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
                                     pos += 4
                                     field = "host"
-                                    host_end = pos + buf[pos]
-                                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                        node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                        pos = host_end
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
                                     else:
-                                        node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "port"
                                     (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
                                     pos += 4
                                     field = "rack"
-                                    rack_end = pos + buf[pos]
-                                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                        node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                        pos = rack_end
+                                    rack_n = buf[pos]  # the length + 1
+                                    if rack_n == 1:  # the empty string
+                                        node_endpoints_item.rack = ""
+                                        pos += 1
+                                    elif rack_n == 0:  # null
+                                        node_endpoints_item.rack = None
+                                        pos += 1
                                     else:
-                                        node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                        rack_end = pos + rack_n
+                                        if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                            pos = rack_end
+                                        else:
+                                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
                                     field = "(tagged fields)"
                                     if buf[pos] == 0:
                                         pos += 1

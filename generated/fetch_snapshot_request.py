@@ -446,12 +446,17 @@ def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            snapshot.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            snapshot.name = ""
+            pos += 1
         else:
-            snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                snapshot.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -561,12 +566,17 @@ def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            snapshot.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            snapshot.name = ""
+            pos += 1
         else:
-            snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                snapshot.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -719,12 +729,17 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     try:
                         topics_item = blank_instance(TopicSnapshot)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -798,12 +813,20 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -898,12 +921,17 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     try:
                         topics_item = blank_instance(TopicSnapshot)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -999,12 +1027,20 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

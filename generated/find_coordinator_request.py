@@ -168,12 +168,17 @@ def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinat
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            request.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            request.key = ""
+            pos += 1
         else:
-            request.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                request.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                request.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "key_type"
         (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
         pos += 1

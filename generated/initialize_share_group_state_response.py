@@ -179,12 +179,20 @@ def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int
         result.partition, result.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -253,12 +261,20 @@ def _read_InitializeStateResult_v0(buf: bytes, pos: int) -> tuple[InitializeStat
                         partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
                         pos += 6
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partitions_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partitions_item.error_message = None
+                            pos += 1
                         else:
-                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -374,12 +390,20 @@ def _read_InitializeShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[In
                                         partitions_item.partition, partitions_item.error_code = _unpack_PartitionResult_partition_error_code(buf, pos)
                                         pos += 6
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

@@ -268,19 +268,32 @@ def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupR
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            member.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            member.group_instance_id = None
+            pos += 1
         else:
-            member.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                member.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "metadata"
         member.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -640,26 +653,41 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_name"
-        protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
-            response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-            pos = protocol_name_end
+        protocol_name_n = buf[pos]  # the length + 1
+        if protocol_name_n == 1:  # the empty string
+            response.protocol_name = ""
+            pos += 1
         else:
-            response.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_name_end = pos + protocol_name_n
+            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
+                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
+                pos = protocol_name_end
+            else:
+                response.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "leader"
-        leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
-            response.leader = buf[pos + 1:leader_end].decode()
-            pos = leader_end
+        leader_n = buf[pos]  # the length + 1
+        if leader_n == 1:  # the empty string
+            response.leader = ""
+            pos += 1
         else:
-            response.leader, pos = _w.read_compact_string_nn(buf, pos)
+            leader_end = pos + leader_n
+            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
+                response.leader = buf[pos + 1:leader_end].decode()
+                pos = leader_end
+            else:
+                response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
@@ -678,19 +706,32 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
                     try:
                         members_item = blank_instance(JoinGroupResponseMember)
                         field = "member_id"
-                        member_id_end = pos + buf[pos]
-                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                            pos = member_id_end
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
                         else:
-                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_instance_id"
-                        group_instance_id_end = pos + buf[pos]
-                        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                            members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                            pos = group_instance_id_end
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
                         else:
-                            members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
                         field = "metadata"
                         members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
                         field = "(tagged fields)"
@@ -804,33 +845,59 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            response.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            response.protocol_type = ""
+            pos += 1
+        elif protocol_type_n == 0:  # null
+            response.protocol_type = None
+            pos += 1
         else:
-            response.protocol_type, pos = _w.read_compact_string(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                response.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                response.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
-            response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-            pos = protocol_name_end
+        protocol_name_n = buf[pos]  # the length + 1
+        if protocol_name_n == 1:  # the empty string
+            response.protocol_name = ""
+            pos += 1
+        elif protocol_name_n == 0:  # null
+            response.protocol_name = None
+            pos += 1
         else:
-            response.protocol_name, pos = _w.read_compact_string(buf, pos)
+            protocol_name_end = pos + protocol_name_n
+            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
+                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
+                pos = protocol_name_end
+            else:
+                response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
-            response.leader = buf[pos + 1:leader_end].decode()
-            pos = leader_end
+        leader_n = buf[pos]  # the length + 1
+        if leader_n == 1:  # the empty string
+            response.leader = ""
+            pos += 1
         else:
-            response.leader, pos = _w.read_compact_string_nn(buf, pos)
+            leader_end = pos + leader_n
+            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
+                response.leader = buf[pos + 1:leader_end].decode()
+                pos = leader_end
+            else:
+                response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
@@ -849,19 +916,32 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
                     try:
                         members_item = blank_instance(JoinGroupResponseMember)
                         field = "member_id"
-                        member_id_end = pos + buf[pos]
-                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                            pos = member_id_end
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
                         else:
-                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_instance_id"
-                        group_instance_id_end = pos + buf[pos]
-                        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                            members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                            pos = group_instance_id_end
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
                         else:
-                            members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
                         field = "metadata"
                         members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
                         field = "(tagged fields)"
@@ -970,36 +1050,62 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            response.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            response.protocol_type = ""
+            pos += 1
+        elif protocol_type_n == 0:  # null
+            response.protocol_type = None
+            pos += 1
         else:
-            response.protocol_type, pos = _w.read_compact_string(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                response.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                response.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
-            response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-            pos = protocol_name_end
+        protocol_name_n = buf[pos]  # the length + 1
+        if protocol_name_n == 1:  # the empty string
+            response.protocol_name = ""
+            pos += 1
+        elif protocol_name_n == 0:  # null
+            response.protocol_name = None
+            pos += 1
         else:
-            response.protocol_name, pos = _w.read_compact_string(buf, pos)
+            protocol_name_end = pos + protocol_name_n
+            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
+                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
+                pos = protocol_name_end
+            else:
+                response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
-            response.leader = buf[pos + 1:leader_end].decode()
-            pos = leader_end
+        leader_n = buf[pos]  # the length + 1
+        if leader_n == 1:  # the empty string
+            response.leader = ""
+            pos += 1
         else:
-            response.leader, pos = _w.read_compact_string_nn(buf, pos)
+            leader_end = pos + leader_n
+            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
+                response.leader = buf[pos + 1:leader_end].decode()
+                pos = leader_end
+            else:
+                response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "skip_assignment"
         (response.skip_assignment,) = _unpack_JoinGroupResponse_skip_assignment(buf, pos)
         pos += 1
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
@@ -1018,19 +1124,32 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
                     try:
                         members_item = blank_instance(JoinGroupResponseMember)
                         field = "member_id"
-                        member_id_end = pos + buf[pos]
-                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                            pos = member_id_end
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
                         else:
-                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_instance_id"
-                        group_instance_id_end = pos + buf[pos]
-                        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                            members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                            pos = group_instance_id_end
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
                         else:
-                            members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
                         field = "metadata"
                         members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
                         field = "(tagged fields)"

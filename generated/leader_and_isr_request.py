@@ -1295,12 +1295,17 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
@@ -1472,12 +1477,17 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
@@ -1654,12 +1664,17 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
@@ -1882,12 +1897,17 @@ def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
         (leader.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
         pos += 4
         field = "host_name"
-        host_name_end = pos + buf[pos]
-        if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-            leader.host_name = buf[pos + 1:host_name_end].decode()
-            pos = host_name_end
+        host_name_n = buf[pos]  # the length + 1
+        if host_name_n == 1:  # the empty string
+            leader.host_name = ""
+            pos += 1
         else:
-            leader.host_name, pos = _w.read_compact_string_nn(buf, pos)
+            host_name_end = pos + host_name_n
+            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                leader.host_name = buf[pos + 1:host_name_end].decode()
+                pos = host_name_end
+            else:
+                leader.host_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (leader.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
         pos += 4
@@ -2593,12 +2613,17 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         topic_states_item = blank_instance(LeaderAndIsrTopicState)
                         topic_states_item.topic_id = _ZERO_UUID
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_states[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_states_n = buf[pos] - 1
@@ -2734,12 +2759,17 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
                         pos += 4
                         field = "host_name"
-                        host_name_end = pos + buf[pos]
-                        if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                            live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                            pos = host_name_end
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
                         else:
-                            live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
                         pos += 4
@@ -2864,12 +2894,17 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                     try:
                         topic_states_item = blank_instance(LeaderAndIsrTopicState)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "partition_states[]"
@@ -3007,12 +3042,17 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
                         pos += 4
                         field = "host_name"
-                        host_name_end = pos + buf[pos]
-                        if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                            live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                            pos = host_name_end
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
                         else:
-                            live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
                         pos += 4
@@ -3135,12 +3175,17 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                     try:
                         topic_states_item = blank_instance(LeaderAndIsrTopicState)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "partition_states[]"
@@ -3277,12 +3322,17 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
                         pos += 4
                         field = "host_name"
-                        host_name_end = pos + buf[pos]
-                        if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                            live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                            pos = host_name_end
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
                         else:
-                            live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
                         pos += 4
@@ -3404,12 +3454,17 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                     try:
                         topic_states_item = blank_instance(LeaderAndIsrTopicState)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "partition_states[]"
@@ -3546,12 +3601,17 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
                         pos += 4
                         field = "host_name"
-                        host_name_end = pos + buf[pos]
-                        if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                            live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                            pos = host_name_end
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
                         else:
-                            live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
                         pos += 4

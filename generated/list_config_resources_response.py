@@ -137,12 +137,17 @@ def _read_ConfigResource_v0(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
     size = len(buf)
     try:
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            resource.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            resource.resource_name = ""
+            pos += 1
         else:
-            resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                resource.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -194,12 +199,17 @@ def _read_ConfigResource_v1(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
     size = len(buf)
     try:
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            resource.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            resource.resource_name = ""
+            pos += 1
         else:
-            resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                resource.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "resource_type"
         (resource.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
         pos += 1
@@ -277,12 +287,17 @@ def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConf
                         config_resources_item = blank_instance(ConfigResource)
                         config_resources_item.resource_type = 16
                         field = "resource_name"
-                        resource_name_end = pos + buf[pos]
-                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                            config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                            pos = resource_name_end
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            config_resources_item.resource_name = ""
+                            pos += 1
                         else:
-                            config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -378,12 +393,17 @@ def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConf
                     try:
                         config_resources_item = blank_instance(ConfigResource)
                         field = "resource_name"
-                        resource_name_end = pos + buf[pos]
-                        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                            config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                            pos = resource_name_end
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            config_resources_item.resource_name = ""
+                            pos += 1
                         else:
-                            config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "resource_type"
                         (config_resources_item.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
                         pos += 1

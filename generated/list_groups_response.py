@@ -191,19 +191,29 @@ def _read_ListedGroup_v3(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -266,26 +276,41 @@ def _read_ListedGroup_v4(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -357,33 +382,53 @@ def _read_ListedGroup_v5(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_type"
-        group_type_end = pos + buf[pos]
-        if pos < group_type_end < pos + 0x80 and group_type_end <= size:  # the usual case: a short string
-            group.group_type = buf[pos + 1:group_type_end].decode()
-            pos = group_type_end
+        group_type_n = buf[pos]  # the length + 1
+        if group_type_n == 1:  # the empty string
+            group.group_type = ""
+            pos += 1
         else:
-            group.group_type, pos = _w.read_compact_string_nn(buf, pos)
+            group_type_end = pos + group_type_n
+            if 0 < group_type_n < 0x80 and group_type_end <= size:  # the usual case: a short string
+                group.group_type = buf[pos + 1:group_type_end].decode()
+                pos = group_type_end
+            else:
+                group.group_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -634,19 +679,29 @@ def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsRespons
                         groups_item.group_state = ''
                         groups_item.group_type = ''
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "protocol_type"
-                        protocol_type_end = pos + buf[pos]
-                        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                            groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                            pos = protocol_type_end
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
                         else:
-                            groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -743,26 +798,41 @@ def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsRespons
                         groups_item = blank_instance(ListedGroup)
                         groups_item.group_type = ''
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "protocol_type"
-                        protocol_type_end = pos + buf[pos]
-                        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                            groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                            pos = protocol_type_end
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
                         else:
-                            groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_state"
-                        group_state_end = pos + buf[pos]
-                        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                            groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                            pos = group_state_end
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
                         else:
-                            groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -858,33 +928,53 @@ def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsRespons
                     try:
                         groups_item = blank_instance(ListedGroup)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "protocol_type"
-                        protocol_type_end = pos + buf[pos]
-                        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                            groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                            pos = protocol_type_end
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
                         else:
-                            groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_state"
-                        group_state_end = pos + buf[pos]
-                        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                            groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                            pos = group_state_end
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
                         else:
-                            groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_type"
-                        group_type_end = pos + buf[pos]
-                        if pos < group_type_end < pos + 0x80 and group_type_end <= size:  # the usual case: a short string
-                            groups_item.group_type = buf[pos + 1:group_type_end].decode()
-                            pos = group_type_end
+                        group_type_n = buf[pos]  # the length + 1
+                        if group_type_n == 1:  # the empty string
+                            groups_item.group_type = ""
+                            pos += 1
                         else:
-                            groups_item.group_type, pos = _w.read_compact_string_nn(buf, pos)
+                            group_type_end = pos + group_type_n
+                            if 0 < group_type_n < 0x80 and group_type_end <= size:  # the usual case: a short string
+                                groups_item.group_type = buf[pos + 1:group_type_end].decode()
+                                pos = group_type_end
+                            else:
+                                groups_item.group_type, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

@@ -369,12 +369,20 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
         (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
         pos += 8
         field = "transactional_id_pattern"
-        transactional_id_pattern_end = pos + buf[pos]
-        if pos < transactional_id_pattern_end < pos + 0x80 and transactional_id_pattern_end <= size:  # the usual case: a short string
-            request.transactional_id_pattern = buf[pos + 1:transactional_id_pattern_end].decode()
-            pos = transactional_id_pattern_end
+        transactional_id_pattern_n = buf[pos]  # the length + 1
+        if transactional_id_pattern_n == 1:  # the empty string
+            request.transactional_id_pattern = ""
+            pos += 1
+        elif transactional_id_pattern_n == 0:  # null
+            request.transactional_id_pattern = None
+            pos += 1
         else:
-            request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
+            transactional_id_pattern_end = pos + transactional_id_pattern_n
+            if 0 < transactional_id_pattern_n < 0x80 and transactional_id_pattern_end <= size:  # the usual case: a short string
+                request.transactional_id_pattern = buf[pos + 1:transactional_id_pattern_end].decode()
+                pos = transactional_id_pattern_end
+            else:
+                request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

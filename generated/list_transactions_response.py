@@ -146,22 +146,32 @@ def _read_TransactionState_v0_2(buf: bytes, pos: int) -> tuple[TransactionState,
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            state.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            state.transactional_id = ""
+            pos += 1
         else:
-            state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                state.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id"
         (state.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
         pos += 8
         field = "transaction_state"
-        transaction_state_end = pos + buf[pos]
-        if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-            state.transaction_state = buf[pos + 1:transaction_state_end].decode()
-            pos = transaction_state_end
+        transaction_state_n = buf[pos]  # the length + 1
+        if transaction_state_n == 1:  # the empty string
+            state.transaction_state = ""
+            pos += 1
         else:
-            state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+            transaction_state_end = pos + transaction_state_n
+            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                state.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                pos = transaction_state_end
+            else:
+                state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -263,22 +273,32 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
                     try:
                         transaction_states_item = blank_instance(TransactionState)
                         field = "transactional_id"
-                        transactional_id_end = pos + buf[pos]
-                        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                            transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                            pos = transactional_id_end
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            transaction_states_item.transactional_id = ""
+                            pos += 1
                         else:
-                            transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "producer_id"
                         (transaction_states_item.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
                         pos += 8
                         field = "transaction_state"
-                        transaction_state_end = pos + buf[pos]
-                        if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                            transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                            pos = transaction_state_end
+                        transaction_state_n = buf[pos]  # the length + 1
+                        if transaction_state_n == 1:  # the empty string
+                            transaction_states_item.transaction_state = ""
+                            pos += 1
                         else:
-                            transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+                            transaction_state_end = pos + transaction_state_n
+                            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                                transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                                pos = transaction_state_end
+                            else:
+                                transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

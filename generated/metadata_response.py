@@ -441,22 +441,35 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (broker.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            broker.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            broker.host = ""
+            pos += 1
         else:
-            broker.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                broker.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
+            pos += 1
         else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1416,12 +1429,17 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "is_internal"
         (topic.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
         pos += 1
@@ -1585,12 +1603,17 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "is_internal"
@@ -1759,12 +1782,20 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
+        elif name_n == 0:  # null
+            topic.name = None
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "is_internal"
@@ -3144,22 +3175,35 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                         (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -3174,12 +3218,20 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                 field, index = "brokers[]", brokers_index  # as the last call would have left them
                 response.brokers = brokers_items
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
@@ -3205,12 +3257,17 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                         (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
                         pos += 2
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "is_internal"
                         (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
@@ -3423,22 +3480,35 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -3453,12 +3523,20 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 field, index = "brokers[]", brokers_index  # as the last call would have left them
                 response.brokers = brokers_items
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
@@ -3483,12 +3561,17 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
                         pos += 2
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "is_internal"
@@ -3704,22 +3787,35 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -3734,12 +3830,20 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 field, index = "brokers[]", brokers_index  # as the last call would have left them
                 response.brokers = brokers_items
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
@@ -3764,12 +3868,17 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
                         pos += 2
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "is_internal"
@@ -3982,22 +4091,35 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -4012,12 +4134,20 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 field, index = "brokers[]", brokers_index  # as the last call would have left them
                 response.brokers = brokers_items
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
@@ -4042,12 +4172,20 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
                         pos += 2
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        elif name_n == 0:  # null
+                            topics_item.name = None
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string(buf, pos)
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "is_internal"
@@ -4259,22 +4397,35 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            brokers_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
                         else:
-                            brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
                         else:
-                            brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -4289,12 +4440,20 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 field, index = "brokers[]", brokers_index  # as the last call would have left them
                 response.brokers = brokers_items
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
@@ -4319,12 +4478,20 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
                         pos += 2
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        elif name_n == 0:  # null
+                            topics_item.name = None
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string(buf, pos)
                         field = "topic_id"
                         topics_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "is_internal"

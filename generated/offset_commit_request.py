@@ -315,12 +315,20 @@ def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[Offs
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "committed_metadata"
-        committed_metadata_end = pos + buf[pos]
-        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-            partition.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-            pos = committed_metadata_end
+        committed_metadata_n = buf[pos]  # the length + 1
+        if committed_metadata_n == 1:  # the empty string
+            partition.committed_metadata = ""
+            pos += 1
+        elif committed_metadata_n == 0:  # null
+            partition.committed_metadata = None
+            pos += 1
         else:
-            partition.committed_metadata, pos = _w.read_compact_string(buf, pos)
+            committed_metadata_end = pos + committed_metadata_n
+            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                partition.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                pos = committed_metadata_end
+            else:
+                partition.committed_metadata, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -523,12 +531,17 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -551,12 +564,20 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
                         pos += 16
                         field = "committed_metadata"
-                        committed_metadata_end = pos + buf[pos]
-                        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                            partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                            pos = committed_metadata_end
+                        committed_metadata_n = buf[pos]  # the length + 1
+                        if committed_metadata_n == 1:  # the empty string
+                            partitions_item.committed_metadata = ""
+                            pos += 1
+                        elif committed_metadata_n == 0:  # null
+                            partitions_item.committed_metadata = None
+                            pos += 1
                         else:
-                            partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                            committed_metadata_end = pos + committed_metadata_n
+                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                pos = committed_metadata_end
+                            else:
+                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -664,12 +685,20 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
                         pos += 16
                         field = "committed_metadata"
-                        committed_metadata_end = pos + buf[pos]
-                        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                            partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                            pos = committed_metadata_end
+                        committed_metadata_n = buf[pos]  # the length + 1
+                        if committed_metadata_n == 1:  # the empty string
+                            partitions_item.committed_metadata = ""
+                            pos += 1
+                        elif committed_metadata_n == 0:  # null
+                            partitions_item.committed_metadata = None
+                            pos += 1
                         else:
-                            partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                            committed_metadata_end = pos + committed_metadata_n
+                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                pos = committed_metadata_end
+                            else:
+                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -1211,29 +1240,47 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id_or_member_epoch"
         (request.generation_id_or_member_epoch,) = _unpack_OffsetCommitRequest_generation_id_or_member_epoch(buf, pos)
         pos += 4
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            request.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            request.group_instance_id = None
+            pos += 1
         else:
-            request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -1253,12 +1300,17 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
                         topics_item = blank_instance(OffsetCommitRequestTopic)
                         topics_item.topic_id = _ZERO_UUID
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -1281,12 +1333,20 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
                                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
                                         pos += 16
                                         field = "committed_metadata"
-                                        committed_metadata_end = pos + buf[pos]
-                                        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                                            partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                                            pos = committed_metadata_end
+                                        committed_metadata_n = buf[pos]  # the length + 1
+                                        if committed_metadata_n == 1:  # the empty string
+                                            partitions_item.committed_metadata = ""
+                                            pos += 1
+                                        elif committed_metadata_n == 0:  # null
+                                            partitions_item.committed_metadata = None
+                                            pos += 1
                                         else:
-                                            partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                            committed_metadata_end = pos + committed_metadata_n
+                                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                                pos = committed_metadata_end
+                                            else:
+                                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1399,29 +1459,47 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id_or_member_epoch"
         (request.generation_id_or_member_epoch,) = _unpack_OffsetCommitRequest_generation_id_or_member_epoch(buf, pos)
         pos += 4
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            request.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            request.group_instance_id = None
+            pos += 1
         else:
-            request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -1464,12 +1542,20 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
                                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
                                         pos += 16
                                         field = "committed_metadata"
-                                        committed_metadata_end = pos + buf[pos]
-                                        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                                            partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                                            pos = committed_metadata_end
+                                        committed_metadata_n = buf[pos]  # the length + 1
+                                        if committed_metadata_n == 1:  # the empty string
+                                            partitions_item.committed_metadata = ""
+                                            pos += 1
+                                        elif committed_metadata_n == 0:  # null
+                                            partitions_item.committed_metadata = None
+                                            pos += 1
                                         else:
-                                            partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                            committed_metadata_end = pos + committed_metadata_n
+                                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                                pos = committed_metadata_end
+                                            else:
+                                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1

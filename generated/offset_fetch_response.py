@@ -476,12 +476,20 @@ def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "metadata"
-        metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-            partition.metadata = buf[pos + 1:metadata_end].decode()
-            pos = metadata_end
+        metadata_n = buf[pos]  # the length + 1
+        if metadata_n == 1:  # the empty string
+            partition.metadata = ""
+            pos += 1
+        elif metadata_n == 0:  # null
+            partition.metadata = None
+            pos += 1
         else:
-            partition.metadata, pos = _w.read_compact_string(buf, pos)
+            metadata_end = pos + metadata_n
+            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                partition.metadata = buf[pos + 1:metadata_end].decode()
+                pos = metadata_end
+            else:
+                partition.metadata, pos = _w.read_compact_string(buf, pos)
         field = "error_code"
         (partition.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
         pos += 2
@@ -688,12 +696,17 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -715,12 +728,20 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
                         pos += 16
                         field = "metadata"
-                        metadata_end = pos + buf[pos]
-                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                            pos = metadata_end
+                        metadata_n = buf[pos]  # the length + 1
+                        if metadata_n == 1:  # the empty string
+                            partitions_item.metadata = ""
+                            pos += 1
+                        elif metadata_n == 0:  # null
+                            partitions_item.metadata = None
+                            pos += 1
                         else:
-                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                            metadata_end = pos + metadata_n
+                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                pos = metadata_end
+                            else:
+                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                         field = "error_code"
                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
                         pos += 2
@@ -810,12 +831,20 @@ def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[Off
         partitions.partition_index, partitions.committed_offset, partitions.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "metadata"
-        metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-            partitions.metadata = buf[pos + 1:metadata_end].decode()
-            pos = metadata_end
+        metadata_n = buf[pos]  # the length + 1
+        if metadata_n == 1:  # the empty string
+            partitions.metadata = ""
+            pos += 1
+        elif metadata_n == 0:  # null
+            partitions.metadata = None
+            pos += 1
         else:
-            partitions.metadata, pos = _w.read_compact_string(buf, pos)
+            metadata_end = pos + metadata_n
+            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                partitions.metadata = buf[pos + 1:metadata_end].decode()
+                pos = metadata_end
+            else:
+                partitions.metadata, pos = _w.read_compact_string(buf, pos)
         field = "error_code"
         (partitions.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
         pos += 2
@@ -868,12 +897,17 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topics.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topics.name = ""
+            pos += 1
         else:
-            topics.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topics.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topics.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -895,12 +929,20 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
                         pos += 16
                         field = "metadata"
-                        metadata_end = pos + buf[pos]
-                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                            pos = metadata_end
+                        metadata_n = buf[pos]  # the length + 1
+                        if metadata_n == 1:  # the empty string
+                            partitions_item.metadata = ""
+                            pos += 1
+                        elif metadata_n == 0:  # null
+                            partitions_item.metadata = None
+                            pos += 1
                         else:
-                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                            metadata_end = pos + metadata_n
+                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                pos = metadata_end
+                            else:
+                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                         field = "error_code"
                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
                         pos += 2
@@ -1010,12 +1052,20 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
                         pos += 16
                         field = "metadata"
-                        metadata_end = pos + buf[pos]
-                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                            pos = metadata_end
+                        metadata_n = buf[pos]  # the length + 1
+                        if metadata_n == 1:  # the empty string
+                            partitions_item.metadata = ""
+                            pos += 1
+                        elif metadata_n == 0:  # null
+                            partitions_item.metadata = None
+                            pos += 1
                         else:
-                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                            metadata_end = pos + metadata_n
+                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                pos = metadata_end
+                            else:
+                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                         field = "error_code"
                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
                         pos += 2
@@ -1095,12 +1145,17 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -1120,12 +1175,17 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
                         topics_item = blank_instance(OffsetFetchResponseTopics)
                         topics_item.topic_id = _ZERO_UUID
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -1147,12 +1207,20 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
                                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
                                         pos += 16
                                         field = "metadata"
-                                        metadata_end = pos + buf[pos]
-                                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                            pos = metadata_end
+                                        metadata_n = buf[pos]  # the length + 1
+                                        if metadata_n == 1:  # the empty string
+                                            partitions_item.metadata = ""
+                                            pos += 1
+                                        elif metadata_n == 0:  # null
+                                            partitions_item.metadata = None
+                                            pos += 1
                                         else:
-                                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                            metadata_end = pos + metadata_n
+                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                                         field = "error_code"
                                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
                                         pos += 2
@@ -1257,12 +1325,17 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
@@ -1304,12 +1377,20 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
                                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
                                         pos += 16
                                         field = "metadata"
-                                        metadata_end = pos + buf[pos]
-                                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                            pos = metadata_end
+                                        metadata_n = buf[pos]  # the length + 1
+                                        if metadata_n == 1:  # the empty string
+                                            partitions_item.metadata = ""
+                                            pos += 1
+                                        elif metadata_n == 0:  # null
+                                            partitions_item.metadata = None
+                                            pos += 1
                                         else:
-                                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                            metadata_end = pos + metadata_n
+                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                                         field = "error_code"
                                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
                                         pos += 2
@@ -1841,12 +1922,17 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                     try:
                         topics_item = blank_instance(OffsetFetchResponseTopic)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1
@@ -1868,12 +1954,20 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
                                         pos += 16
                                         field = "metadata"
-                                        metadata_end = pos + buf[pos]
-                                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                            pos = metadata_end
+                                        metadata_n = buf[pos]  # the length + 1
+                                        if metadata_n == 1:  # the empty string
+                                            partitions_item.metadata = ""
+                                            pos += 1
+                                        elif metadata_n == 0:  # null
+                                            partitions_item.metadata = None
+                                            pos += 1
                                         else:
-                                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                            metadata_end = pos + metadata_n
+                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                                         field = "error_code"
                                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
                                         pos += 2
@@ -1993,12 +2087,17 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                     try:
                         groups_item = blank_instance(OffsetFetchResponseGroup)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -2018,12 +2117,17 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                                         topics_item = blank_instance(OffsetFetchResponseTopics)
                                         topics_item.topic_id = _ZERO_UUID
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions[]"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         partitions_n = buf[pos] - 1
@@ -2045,12 +2149,20 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                                                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
                                                         pos += 16
                                                         field = "metadata"
-                                                        metadata_end = pos + buf[pos]
-                                                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                                            pos = metadata_end
+                                                        metadata_n = buf[pos]  # the length + 1
+                                                        if metadata_n == 1:  # the empty string
+                                                            partitions_item.metadata = ""
+                                                            pos += 1
+                                                        elif metadata_n == 0:  # null
+                                                            partitions_item.metadata = None
+                                                            pos += 1
                                                         else:
-                                                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                                            metadata_end = pos + metadata_n
+                                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                                pos = metadata_end
+                                                            else:
+                                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                                                         field = "error_code"
                                                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
                                                         pos += 2
@@ -2181,12 +2293,17 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
                     try:
                         groups_item = blank_instance(OffsetFetchResponseGroup)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topics[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         topics_n = buf[pos] - 1
@@ -2228,12 +2345,20 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
                                                         partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
                                                         pos += 16
                                                         field = "metadata"
-                                                        metadata_end = pos + buf[pos]
-                                                        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                                            partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                                            pos = metadata_end
+                                                        metadata_n = buf[pos]  # the length + 1
+                                                        if metadata_n == 1:  # the empty string
+                                                            partitions_item.metadata = ""
+                                                            pos += 1
+                                                        elif metadata_n == 0:  # null
+                                                            partitions_item.metadata = None
+                                                            pos += 1
                                                         else:
-                                                            partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                                            metadata_end = pos + metadata_n
+                                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                                pos = metadata_end
+                                                            else:
+                                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
                                                         field = "error_code"
                                                         (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
                                                         pos += 2

@@ -339,12 +339,17 @@ def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetFor
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            result.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            result.topic = ""
+            pos += 1
         else:
-            result.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                result.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                result.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
@@ -558,12 +563,17 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
                     try:
                         topics_item = blank_instance(OffsetForLeaderTopicResult)
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            topics_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topics_item.topic = ""
+                            pos += 1
                         else:
-                            topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partitions_n = buf[pos] - 1

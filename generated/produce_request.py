@@ -403,12 +403,17 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            data.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            data.name = ""
+            pos += 1
         else:
-            data.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                data.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                data.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_data_n = buf[pos] - 1
@@ -775,12 +780,20 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            request.transactional_id = ""
+            pos += 1
+        elif transactional_id_n == 0:  # null
+            request.transactional_id = None
+            pos += 1
         else:
-            request.transactional_id, pos = _w.read_compact_string(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "acks, timeout_ms"
         request.acks, request.timeout_ms = _unpack_ProduceRequest_acks_timeout_ms(buf, pos)
         pos += 6
@@ -803,12 +816,17 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
                         topic_data_item = blank_instance(TopicProduceData)
                         topic_data_item.topic_id = _ZERO_UUID
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topic_data_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topic_data_item.name = ""
+                            pos += 1
                         else:
-                            topic_data_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topic_data_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topic_data_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_data[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_data_n = buf[pos] - 1
@@ -948,12 +966,20 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            request.transactional_id = ""
+            pos += 1
+        elif transactional_id_n == 0:  # null
+            request.transactional_id = None
+            pos += 1
         else:
-            request.transactional_id, pos = _w.read_compact_string(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "acks, timeout_ms"
         request.acks, request.timeout_ms = _unpack_ProduceRequest_acks_timeout_ms(buf, pos)
         pos += 6

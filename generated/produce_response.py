@@ -423,12 +423,20 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
         (message.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
         pos += 4
         field = "batch_index_error_message"
-        batch_index_error_message_end = pos + buf[pos]
-        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-            message.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-            pos = batch_index_error_message_end
+        batch_index_error_message_n = buf[pos]  # the length + 1
+        if batch_index_error_message_n == 1:  # the empty string
+            message.batch_index_error_message = ""
+            pos += 1
+        elif batch_index_error_message_n == 0:  # null
+            message.batch_index_error_message = None
+            pos += 1
         else:
-            message.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+            batch_index_error_message_end = pos + batch_index_error_message_n
+            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                message.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                pos = batch_index_error_message_end
+            else:
+                message.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -692,12 +700,20 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                         pos += 4
                         field = "batch_index_error_message"
-                        batch_index_error_message_end = pos + buf[pos]
-                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                            pos = batch_index_error_message_end
+                        batch_index_error_message_n = buf[pos]  # the length + 1
+                        if batch_index_error_message_n == 1:  # the empty string
+                            record_errors_item.batch_index_error_message = ""
+                            pos += 1
+                        elif batch_index_error_message_n == 0:  # null
+                            record_errors_item.batch_index_error_message = None
+                            pos += 1
                         else:
-                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                            batch_index_error_message_end = pos + batch_index_error_message_n
+                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                pos = batch_index_error_message_end
+                            else:
+                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -712,12 +728,20 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                 response.record_errors = record_errors_items
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -808,12 +832,20 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                         pos += 4
                         field = "batch_index_error_message"
-                        batch_index_error_message_end = pos + buf[pos]
-                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                            pos = batch_index_error_message_end
+                        batch_index_error_message_n = buf[pos]  # the length + 1
+                        if batch_index_error_message_n == 1:  # the empty string
+                            record_errors_item.batch_index_error_message = ""
+                            pos += 1
+                        elif batch_index_error_message_n == 0:  # null
+                            record_errors_item.batch_index_error_message = None
+                            pos += 1
                         else:
-                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                            batch_index_error_message_end = pos + batch_index_error_message_n
+                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                pos = batch_index_error_message_end
+                            else:
+                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -828,12 +860,20 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                 response.record_errors = record_errors_items
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1184,12 +1224,17 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            response.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            response.name = ""
+            pos += 1
         else:
-            response.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                response.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                response.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
@@ -1231,12 +1276,20 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
                                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                                         pos += 4
                                         field = "batch_index_error_message"
-                                        batch_index_error_message_end = pos + buf[pos]
-                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                            pos = batch_index_error_message_end
+                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                        if batch_index_error_message_n == 1:  # the empty string
+                                            record_errors_item.batch_index_error_message = ""
+                                            pos += 1
+                                        elif batch_index_error_message_n == 0:  # null
+                                            record_errors_item.batch_index_error_message = None
+                                            pos += 1
                                         else:
-                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1251,12 +1304,20 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
                                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                                 partition_responses_item.record_errors = record_errors_items
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_responses_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_responses_item.error_message = None
+                            pos += 1
                         else:
-                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -1341,12 +1402,17 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            response.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            response.name = ""
+            pos += 1
         else:
-            response.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                response.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                response.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
@@ -1388,12 +1454,20 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
                                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                                         pos += 4
                                         field = "batch_index_error_message"
-                                        batch_index_error_message_end = pos + buf[pos]
-                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                            pos = batch_index_error_message_end
+                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                        if batch_index_error_message_n == 1:  # the empty string
+                                            record_errors_item.batch_index_error_message = ""
+                                            pos += 1
+                                        elif batch_index_error_message_n == 0:  # null
+                                            record_errors_item.batch_index_error_message = None
+                                            pos += 1
                                         else:
-                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1408,12 +1482,20 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
                                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                                 partition_responses_item.record_errors = record_errors_items
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_responses_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_responses_item.error_message = None
+                            pos += 1
                         else:
-                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -1562,12 +1644,20 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
                                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                                         pos += 4
                                         field = "batch_index_error_message"
-                                        batch_index_error_message_end = pos + buf[pos]
-                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                            pos = batch_index_error_message_end
+                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                        if batch_index_error_message_n == 1:  # the empty string
+                                            record_errors_item.batch_index_error_message = ""
+                                            pos += 1
+                                        elif batch_index_error_message_n == 0:  # null
+                                            record_errors_item.batch_index_error_message = None
+                                            pos += 1
                                         else:
-                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1582,12 +1672,20 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
                                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                                 partition_responses_item.record_errors = record_errors_items
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_responses_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_responses_item.error_message = None
+                            pos += 1
                         else:
-                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -1689,22 +1787,35 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            endpoint.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            endpoint.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            endpoint.rack = None
+            pos += 1
         else:
-            endpoint.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                endpoint.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                endpoint.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2096,12 +2207,17 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                         responses_item = blank_instance(TopicProduceResponse)
                         responses_item.topic_id = _ZERO_UUID
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            responses_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            responses_item.name = ""
+                            pos += 1
                         else:
-                            responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                responses_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_responses[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_responses_n = buf[pos] - 1
@@ -2143,12 +2259,20 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                                                         pos += 4
                                                         field = "batch_index_error_message"
-                                                        batch_index_error_message_end = pos + buf[pos]
-                                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                            pos = batch_index_error_message_end
+                                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                                        if batch_index_error_message_n == 1:  # the empty string
+                                                            record_errors_item.batch_index_error_message = ""
+                                                            pos += 1
+                                                        elif batch_index_error_message_n == 0:  # null
+                                                            record_errors_item.batch_index_error_message = None
+                                                            pos += 1
                                                         else:
-                                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                                pos = batch_index_error_message_end
+                                                            else:
+                                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -2163,12 +2287,20 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                                                 partition_responses_item.record_errors = record_errors_items
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_responses_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_responses_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -2280,12 +2412,17 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         responses_item = blank_instance(TopicProduceResponse)
                         responses_item.topic_id = _ZERO_UUID
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            responses_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            responses_item.name = ""
+                            pos += 1
                         else:
-                            responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                responses_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_responses[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_responses_n = buf[pos] - 1
@@ -2327,12 +2464,20 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                                                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                                                         pos += 4
                                                         field = "batch_index_error_message"
-                                                        batch_index_error_message_end = pos + buf[pos]
-                                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                            pos = batch_index_error_message_end
+                                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                                        if batch_index_error_message_n == 1:  # the empty string
+                                                            record_errors_item.batch_index_error_message = ""
+                                                            pos += 1
+                                                        elif batch_index_error_message_n == 0:  # null
+                                                            record_errors_item.batch_index_error_message = None
+                                                            pos += 1
                                                         else:
-                                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                                pos = batch_index_error_message_end
+                                                            else:
+                                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -2347,12 +2492,20 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                                                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                                                 partition_responses_item.record_errors = record_errors_items
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_responses_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_responses_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -2445,22 +2598,35 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                                     (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
                                     pos += 4
                                     field = "host"
-                                    host_end = pos + buf[pos]
-                                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                        node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                        pos = host_end
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
                                     else:
-                                        node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "port"
                                     (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
                                     pos += 4
                                     field = "rack"
-                                    rack_end = pos + buf[pos]
-                                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                        node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                        pos = rack_end
+                                    rack_n = buf[pos]  # the length + 1
+                                    if rack_n == 1:  # the empty string
+                                        node_endpoints_item.rack = ""
+                                        pos += 1
+                                    elif rack_n == 0:  # null
+                                        node_endpoints_item.rack = None
+                                        pos += 1
                                     else:
-                                        node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                        rack_end = pos + rack_n
+                                        if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                            pos = rack_end
+                                        else:
+                                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
                                     field = "(tagged fields)"
                                     if buf[pos] == 0:
                                         pos += 1
@@ -2623,12 +2789,20 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                                                         (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
                                                         pos += 4
                                                         field = "batch_index_error_message"
-                                                        batch_index_error_message_end = pos + buf[pos]
-                                                        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                            record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                            pos = batch_index_error_message_end
+                                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                                        if batch_index_error_message_n == 1:  # the empty string
+                                                            record_errors_item.batch_index_error_message = ""
+                                                            pos += 1
+                                                        elif batch_index_error_message_n == 0:  # null
+                                                            record_errors_item.batch_index_error_message = None
+                                                            pos += 1
                                                         else:
-                                                            record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                                pos = batch_index_error_message_end
+                                                            else:
+                                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -2643,12 +2817,20 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                                                 field, index = "record_errors[]", record_errors_index  # as the last call would have left them
                                                 partition_responses_item.record_errors = record_errors_items
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_responses_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_responses_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -2741,22 +2923,35 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                                     (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
                                     pos += 4
                                     field = "host"
-                                    host_end = pos + buf[pos]
-                                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                        node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                        pos = host_end
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
                                     else:
-                                        node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "port"
                                     (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
                                     pos += 4
                                     field = "rack"
-                                    rack_end = pos + buf[pos]
-                                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                        node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                        pos = rack_end
+                                    rack_n = buf[pos]  # the length + 1
+                                    if rack_n == 1:  # the empty string
+                                        node_endpoints_item.rack = ""
+                                        pos += 1
+                                    elif rack_n == 0:  # null
+                                        node_endpoints_item.rack = None
+                                        pos += 1
                                     else:
-                                        node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                        rack_end = pos + rack_n
+                                        if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                            pos = rack_end
+                                        else:
+                                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
                                     field = "(tagged fields)"
                                     if buf[pos] == 0:
                                         pos += 1

@@ -203,12 +203,17 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            data.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            data.cluster_id = ""
+            pos += 1
         else:
-            data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                data.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "leader_id, leader_epoch, voted_id, applied_offset"
         data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset = _unpack_QuorumStateData_leader_id_to_applied_offset(buf, pos)
         pos += 20

@@ -253,19 +253,29 @@ def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            endpoint.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            endpoint.name = ""
+            pos += 1
         else:
-            endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                endpoint.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         endpoint.port, endpoint.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
         pos += 4
@@ -332,12 +342,17 @@ def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            feature.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            feature.name = ""
+            pos += 1
         else:
-            feature.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                feature.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -421,19 +436,29 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         end_points_item = blank_instance(BrokerEndpoint)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            end_points_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
                         else:
-                            end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            end_points_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
                         else:
-                            end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
                         pos += 4
@@ -468,12 +493,17 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         features_item = blank_instance(BrokerFeature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -491,12 +521,20 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 field, index = "features[]", features_index  # as the last call would have left them
                 record.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
+            pos += 1
         else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced"
         (record.fenced,) = _unpack_RegisterBrokerRecord_fenced(buf, pos)
         pos += 1
@@ -623,19 +661,29 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         end_points_item = blank_instance(BrokerEndpoint)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            end_points_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
                         else:
-                            end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            end_points_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
                         else:
-                            end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
                         pos += 4
@@ -670,12 +718,17 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         features_item = blank_instance(BrokerFeature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -693,12 +746,20 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 field, index = "features[]", features_index  # as the last call would have left them
                 record.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
+            pos += 1
         else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced, in_controlled_shutdown"
         record.fenced, record.in_controlled_shutdown = _unpack_RegisterBrokerRecord_fenced_in_controlled_shutdown(buf, pos)
         pos += 2
@@ -822,19 +883,29 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         end_points_item = blank_instance(BrokerEndpoint)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            end_points_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
                         else:
-                            end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            end_points_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
                         else:
-                            end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
                         pos += 4
@@ -869,12 +940,17 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         features_item = blank_instance(BrokerFeature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -892,12 +968,20 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 field, index = "features[]", features_index  # as the last call would have left them
                 record.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
+            pos += 1
         else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced, in_controlled_shutdown"
         record.fenced, record.in_controlled_shutdown = _unpack_RegisterBrokerRecord_fenced_in_controlled_shutdown(buf, pos)
         pos += 2
@@ -1019,19 +1103,29 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         end_points_item = blank_instance(BrokerEndpoint)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            end_points_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
                         else:
-                            end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            end_points_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
                         else:
-                            end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
                         pos += 4
@@ -1066,12 +1160,17 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     try:
                         features_item = blank_instance(BrokerFeature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4
@@ -1089,12 +1188,20 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 field, index = "features[]", features_index  # as the last call would have left them
                 record.features = features_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
+            pos += 1
         else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced, in_controlled_shutdown"
         record.fenced, record.in_controlled_shutdown = _unpack_RegisterBrokerRecord_fenced_in_controlled_shutdown(buf, pos)
         pos += 2

@@ -216,19 +216,29 @@ def _read_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[ControllerEndpoin
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            endpoint.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            endpoint.name = ""
+            pos += 1
         else:
-            endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                endpoint.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         endpoint.port, endpoint.security_protocol = _unpack_ControllerEndpoint_port_security_protocol(buf, pos)
         pos += 4
@@ -295,12 +305,17 @@ def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature,
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            feature.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            feature.name = ""
+            pos += 1
         else:
-            feature.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                feature.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_ControllerFeature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -382,19 +397,29 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
                     try:
                         end_points_item = blank_instance(ControllerEndpoint)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            end_points_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
                         else:
-                            end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            end_points_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
                         else:
-                            end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port, security_protocol"
                         end_points_item.port, end_points_item.security_protocol = _unpack_ControllerEndpoint_port_security_protocol(buf, pos)
                         pos += 4
@@ -429,12 +454,17 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
                     try:
                         features_item = blank_instance(ControllerFeature)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            features_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
                         else:
-                            features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "min_supported_version, max_supported_version"
                         features_item.min_supported_version, features_item.max_supported_version = _unpack_ControllerFeature_min_supported_version_max_supported_version(buf, pos)
                         pos += 4

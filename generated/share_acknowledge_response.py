@@ -371,12 +371,20 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         data.partition_index, data.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            data.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            data.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            data.error_message = None
+            pos += 1
         else:
-            data.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                data.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                data.error_message, pos = _w.read_compact_string(buf, pos)
         field = "current_leader"
         data.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
         field = "(tagged fields)"
@@ -452,12 +460,20 @@ def _read_ShareAcknowledgeTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[Shar
                         partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
                         pos += 6
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partitions_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partitions_item.error_message = None
+                            pos += 1
                         else:
-                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "current_leader"
                         partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
                         field = "(tagged fields)"
@@ -539,22 +555,35 @@ def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            endpoint.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            endpoint.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            endpoint.rack = None
+            pos += 1
         else:
-            endpoint.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                endpoint.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                endpoint.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -617,12 +646,20 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
         response.throttle_time_ms, response.error_code = _unpack_ShareAcknowledgeResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
@@ -663,12 +700,20 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
                                         partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
                                         pos += 6
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "current_leader"
                                         partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
                                         field = "(tagged fields)"
@@ -718,22 +763,35 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
                         (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            node_endpoints_item.host = ""
+                            pos += 1
                         else:
-                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            node_endpoints_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            node_endpoints_item.rack = None
+                            pos += 1
                         else:
-                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -834,12 +892,20 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
         response.throttle_time_ms, response.error_code = _unpack_ShareAcknowledgeResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "acquisition_lock_timeout_ms"
         (response.acquisition_lock_timeout_ms,) = _unpack_ShareAcknowledgeResponse_acquisition_lock_timeout_ms(buf, pos)
         pos += 4
@@ -883,12 +949,20 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
                                         partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
                                         pos += 6
                                         field = "error_message"
-                                        error_message_end = pos + buf[pos]
-                                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                            partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                            pos = error_message_end
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
                                         else:
-                                            partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
                                         field = "current_leader"
                                         partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
                                         field = "(tagged fields)"
@@ -938,22 +1012,35 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
                         (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            node_endpoints_item.host = ""
+                            pos += 1
                         else:
-                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
                         pos += 4
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            node_endpoints_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            node_endpoints_item.rack = None
+                            pos += 1
                         else:
-                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

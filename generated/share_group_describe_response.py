@@ -348,12 +348,17 @@ def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            partitions.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            partitions.topic_name = ""
+            pos += 1
         else:
-            partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                partitions.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -458,12 +463,17 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
                         field = "topic_id"
                         topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_partitions_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -552,36 +562,59 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            member.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            member.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            member.rack_id = None
+            pos += 1
         else:
-            member.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                member.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            member.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            member.client_id = ""
+            pos += 1
         else:
-            member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                member.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            member.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            member.client_host = ""
+            pos += 1
         else:
-            member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                member.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
@@ -709,36 +742,59 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
         field = "assignor_name"
-        assignor_name_end = pos + buf[pos]
-        if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-            group.assignor_name = buf[pos + 1:assignor_name_end].decode()
-            pos = assignor_name_end
+        assignor_name_n = buf[pos]  # the length + 1
+        if assignor_name_n == 1:  # the empty string
+            group.assignor_name = ""
+            pos += 1
         else:
-            group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+            assignor_name_end = pos + assignor_name_n
+            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                group.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                pos = assignor_name_end
+            else:
+                group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
@@ -757,36 +813,59 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                     try:
                         members_item = blank_instance(Member)
                         field = "member_id"
-                        member_id_end = pos + buf[pos]
-                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                            pos = member_id_end
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
                         else:
-                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "rack_id"
-                        rack_id_end = pos + buf[pos]
-                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                            pos = rack_id_end
+                        rack_id_n = buf[pos]  # the length + 1
+                        if rack_id_n == 1:  # the empty string
+                            members_item.rack_id = ""
+                            pos += 1
+                        elif rack_id_n == 0:  # null
+                            members_item.rack_id = None
+                            pos += 1
                         else:
-                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                            rack_id_end = pos + rack_id_n
+                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                pos = rack_id_end
+                            else:
+                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                         field = "member_epoch"
                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                         pos += 4
                         field = "client_id"
-                        client_id_end = pos + buf[pos]
-                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                            pos = client_id_end
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
                         else:
-                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "client_host"
-                        client_host_end = pos + buf[pos]
-                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                            pos = client_host_end
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
                         else:
-                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "subscribed_topic_names"
                         index = -1  # no element yet: an error in the count names the array itself
                         subscribed_topic_names_n = buf[pos] - 1
@@ -945,36 +1024,59 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                         (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
                         else:
-                            groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_state"
-                        group_state_end = pos + buf[pos]
-                        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                            groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                            pos = group_state_end
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
                         else:
-                            groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_epoch, assignment_epoch"
                         groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
                         pos += 8
                         field = "assignor_name"
-                        assignor_name_end = pos + buf[pos]
-                        if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                            groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                            pos = assignor_name_end
+                        assignor_name_n = buf[pos]  # the length + 1
+                        if assignor_name_n == 1:  # the empty string
+                            groups_item.assignor_name = ""
+                            pos += 1
                         else:
-                            groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+                            assignor_name_end = pos + assignor_name_n
+                            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                                groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                                pos = assignor_name_end
+                            else:
+                                groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "members[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         members_n = buf[pos] - 1
@@ -993,36 +1095,59 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                                     try:
                                         members_item = blank_instance(Member)
                                         field = "member_id"
-                                        member_id_end = pos + buf[pos]
-                                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                            pos = member_id_end
+                                        member_id_n = buf[pos]  # the length + 1
+                                        if member_id_n == 1:  # the empty string
+                                            members_item.member_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            member_id_end = pos + member_id_n
+                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                                pos = member_id_end
+                                            else:
+                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "rack_id"
-                                        rack_id_end = pos + buf[pos]
-                                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                            pos = rack_id_end
+                                        rack_id_n = buf[pos]  # the length + 1
+                                        if rack_id_n == 1:  # the empty string
+                                            members_item.rack_id = ""
+                                            pos += 1
+                                        elif rack_id_n == 0:  # null
+                                            members_item.rack_id = None
+                                            pos += 1
                                         else:
-                                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                                            rack_id_end = pos + rack_id_n
+                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                                pos = rack_id_end
+                                            else:
+                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                                         field = "member_epoch"
                                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                                         pos += 4
                                         field = "client_id"
-                                        client_id_end = pos + buf[pos]
-                                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                            pos = client_id_end
+                                        client_id_n = buf[pos]  # the length + 1
+                                        if client_id_n == 1:  # the empty string
+                                            members_item.client_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_id_end = pos + client_id_n
+                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                                pos = client_id_end
+                                            else:
+                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "client_host"
-                                        client_host_end = pos + buf[pos]
-                                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                            pos = client_host_end
+                                        client_host_n = buf[pos]  # the length + 1
+                                        if client_host_n == 1:  # the empty string
+                                            members_item.client_host = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_host_end = pos + client_host_n
+                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                                pos = client_host_end
+                                            else:
+                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "subscribed_topic_names"
                                         index = -1  # no element yet: an error in the count names the array itself
                                         subscribed_topic_names_n = buf[pos] - 1

@@ -411,12 +411,17 @@ def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            v1.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            v1.name = ""
+            pos += 1
         else:
-            v1.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                v1.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                v1.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         if partition_indexes_n == 0:  # empty: a count byte of 1
@@ -543,12 +548,17 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
@@ -831,12 +841,17 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
                     try:
                         topics_item = blank_instance(StopReplicaTopicV1)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
@@ -955,12 +970,17 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
                     try:
                         topic_states_item = blank_instance(StopReplicaTopicState)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_states[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_states_n = buf[pos] - 1
@@ -1094,12 +1114,17 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
                     try:
                         topic_states_item = blank_instance(StopReplicaTopicState)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_states[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_states_n = buf[pos] - 1

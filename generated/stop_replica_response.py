@@ -175,12 +175,17 @@ def _read_StopReplicaPartitionError_v2_4(buf: bytes, pos: int) -> tuple[StopRepl
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            stop_replica_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            stop_replica_partition_error.topic_name = ""
+            pos += 1
         else:
-            stop_replica_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                stop_replica_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                stop_replica_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index, error_code"
         stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
         pos += 6
@@ -329,12 +334,17 @@ def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaRes
                     try:
                         partition_errors_item = blank_instance(StopReplicaPartitionError)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            partition_errors_item.topic_name = ""
+                            pos += 1
                         else:
-                            partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_index, error_code"
                         partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
                         pos += 6

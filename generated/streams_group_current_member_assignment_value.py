@@ -179,12 +179,17 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            ids.subtopology_id = ""
+            pos += 1
         else:
-            ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -346,12 +351,17 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     try:
                         active_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -433,12 +443,17 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     try:
                         standby_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -520,12 +535,17 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     try:
                         warmup_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -607,12 +627,17 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     try:
                         active_tasks_pending_revocation_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            active_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_pending_revocation_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            active_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                active_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -694,12 +719,17 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     try:
                         standby_tasks_pending_revocation_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            standby_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_pending_revocation_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            standby_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                standby_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -781,12 +811,17 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     try:
                         warmup_tasks_pending_revocation_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            warmup_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_pending_revocation_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            warmup_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                warmup_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1

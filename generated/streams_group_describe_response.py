@@ -721,12 +721,17 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     size = len(buf)
     try:
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -783,12 +788,17 @@ def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            task_offset.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            task_offset.subtopology_id = ""
+            pos += 1
         else:
-            task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                task_offset.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition, offset"
         task_offset.partition, task_offset.offset = _unpack_TaskOffset_partition_offset(buf, pos)
         pos += 12
@@ -845,12 +855,17 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            ids.subtopology_id = ""
+            pos += 1
         else:
-            ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -950,12 +965,17 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                     try:
                         active_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -1002,12 +1022,17 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                     try:
                         standby_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -1054,12 +1079,17 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                     try:
                         warmup_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -1186,19 +1216,29 @@ def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            value.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            value.key = ""
+            pos += 1
         else:
-            value.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                value.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            value.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            value.value = ""
+            pos += 1
         else:
-            value.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                value.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1260,12 +1300,17 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            info.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            info.name = ""
+            pos += 1
         else:
-            info.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                info.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
@@ -1287,19 +1332,29 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
                     try:
                         topic_configs_item = blank_instance(KeyValue)
                         field = "key"
-                        key_end = pos + buf[pos]
-                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                            pos = key_end
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            topic_configs_item.key = ""
+                            pos += 1
                         else:
-                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            topic_configs_item.value = ""
+                            pos += 1
                         else:
-                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -1385,12 +1440,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            subtopology.subtopology_id = ""
+            pos += 1
         else:
-            subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
         index = -1  # no element yet: an error in the count names the array itself
         source_topics_n = buf[pos] - 1
@@ -1445,12 +1505,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     try:
                         state_changelog_topics_item = blank_instance(TopicInfo)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            state_changelog_topics_item.name = ""
+                            pos += 1
                         else:
-                            state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions, replication_factor"
                         state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                         pos += 6
@@ -1472,19 +1537,29 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                     try:
                                         topic_configs_item = blank_instance(KeyValue)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1529,12 +1604,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     try:
                         repartition_source_topics_item = blank_instance(TopicInfo)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            repartition_source_topics_item.name = ""
+                            pos += 1
                         else:
-                            repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions, replication_factor"
                         repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                         pos += 6
@@ -1556,19 +1636,29 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                     try:
                                         topic_configs_item = blank_instance(KeyValue)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1751,12 +1841,17 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                     try:
                         subtopologies_item = blank_instance(Subtopology)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            subtopologies_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "source_topics"
                         index = -1  # no element yet: an error in the count names the array itself
                         source_topics_n = buf[pos] - 1
@@ -1811,12 +1906,17 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     try:
                                         state_changelog_topics_item = blank_instance(TopicInfo)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            state_changelog_topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions, replication_factor"
                                         state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                                         pos += 6
@@ -1838,19 +1938,29 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                     try:
                                                         topic_configs_item = blank_instance(KeyValue)
                                                         field = "key"
-                                                        key_end = pos + buf[pos]
-                                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                            pos = key_end
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -1895,12 +2005,17 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     try:
                                         repartition_source_topics_item = blank_instance(TopicInfo)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            repartition_source_topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions, replication_factor"
                                         repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                                         pos += 6
@@ -1922,19 +2037,29 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                     try:
                                                         topic_configs_item = blank_instance(KeyValue)
                                                         field = "key"
-                                                        key_end = pos + buf[pos]
-                                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                            pos = key_end
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -2036,53 +2161,89 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            member.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            member.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            member.instance_id = None
+            pos += 1
         else:
-            member.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                member.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                member.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            member.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            member.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            member.rack_id = None
+            pos += 1
         else:
-            member.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                member.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            member.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            member.client_id = ""
+            pos += 1
         else:
-            member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                member.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            member.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            member.client_host = ""
+            pos += 1
         else:
-            member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                member.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "topology_epoch"
         (member.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
         pos += 4
         field = "process_id"
-        process_id_end = pos + buf[pos]
-        if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
-            member.process_id = buf[pos + 1:process_id_end].decode()
-            pos = process_id_end
+        process_id_n = buf[pos]  # the length + 1
+        if process_id_n == 1:  # the empty string
+            member.process_id = ""
+            pos += 1
         else:
-            member.process_id, pos = _w.read_compact_string_nn(buf, pos)
+            process_id_end = pos + process_id_n
+            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
+                member.process_id = buf[pos + 1:process_id_end].decode()
+                pos = process_id_end
+            else:
+                member.process_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "user_endpoint"
         if buf[pos] >= 0x80:  # the null marker
             member.user_endpoint = None
@@ -2107,19 +2268,29 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                     try:
                         client_tags_item = blank_instance(KeyValue)
                         field = "key"
-                        key_end = pos + buf[pos]
-                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                            client_tags_item.key = buf[pos + 1:key_end].decode()
-                            pos = key_end
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            client_tags_item.key = ""
+                            pos += 1
                         else:
-                            client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                client_tags_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            client_tags_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            client_tags_item.value = ""
+                            pos += 1
                         else:
-                            client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                client_tags_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -2151,12 +2322,17 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                     try:
                         task_offsets_item = blank_instance(TaskOffset)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            task_offsets_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition, offset"
                         task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                         pos += 12
@@ -2191,12 +2367,17 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                     try:
                         task_end_offsets_item = blank_instance(TaskOffset)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            task_end_offsets_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition, offset"
                         task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                         pos += 12
@@ -2390,26 +2571,44 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
@@ -2437,53 +2636,89 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                     try:
                         members_item = blank_instance(Member)
                         field = "member_id"
-                        member_id_end = pos + buf[pos]
-                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                            pos = member_id_end
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
                         else:
-                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "member_epoch"
                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                         pos += 4
                         field = "instance_id"
-                        instance_id_end = pos + buf[pos]
-                        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-                            members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                            pos = instance_id_end
+                        instance_id_n = buf[pos]  # the length + 1
+                        if instance_id_n == 1:  # the empty string
+                            members_item.instance_id = ""
+                            pos += 1
+                        elif instance_id_n == 0:  # null
+                            members_item.instance_id = None
+                            pos += 1
                         else:
-                            members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                            instance_id_end = pos + instance_id_n
+                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                                pos = instance_id_end
+                            else:
+                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
                         field = "rack_id"
-                        rack_id_end = pos + buf[pos]
-                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                            pos = rack_id_end
+                        rack_id_n = buf[pos]  # the length + 1
+                        if rack_id_n == 1:  # the empty string
+                            members_item.rack_id = ""
+                            pos += 1
+                        elif rack_id_n == 0:  # null
+                            members_item.rack_id = None
+                            pos += 1
                         else:
-                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                            rack_id_end = pos + rack_id_n
+                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                pos = rack_id_end
+                            else:
+                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                         field = "client_id"
-                        client_id_end = pos + buf[pos]
-                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                            pos = client_id_end
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
                         else:
-                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "client_host"
-                        client_host_end = pos + buf[pos]
-                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                            pos = client_host_end
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
                         else:
-                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topology_epoch"
                         (members_item.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
                         pos += 4
                         field = "process_id"
-                        process_id_end = pos + buf[pos]
-                        if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
-                            members_item.process_id = buf[pos + 1:process_id_end].decode()
-                            pos = process_id_end
+                        process_id_n = buf[pos]  # the length + 1
+                        if process_id_n == 1:  # the empty string
+                            members_item.process_id = ""
+                            pos += 1
                         else:
-                            members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
+                            process_id_end = pos + process_id_n
+                            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
+                                members_item.process_id = buf[pos + 1:process_id_end].decode()
+                                pos = process_id_end
+                            else:
+                                members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "user_endpoint"
                         if buf[pos] >= 0x80:  # the null marker
                             members_item.user_endpoint = None
@@ -2508,19 +2743,29 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                     try:
                                         client_tags_item = blank_instance(KeyValue)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            client_tags_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            client_tags_item.key = ""
+                                            pos += 1
                                         else:
-                                            client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                client_tags_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            client_tags_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            client_tags_item.value = ""
+                                            pos += 1
                                         else:
-                                            client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                client_tags_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -2552,12 +2797,17 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                     try:
                                         task_offsets_item = blank_instance(TaskOffset)
                                         field = "subtopology_id"
-                                        subtopology_id_end = pos + buf[pos]
-                                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                            task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                            pos = subtopology_id_end
+                                        subtopology_id_n = buf[pos]  # the length + 1
+                                        if subtopology_id_n == 1:  # the empty string
+                                            task_offsets_item.subtopology_id = ""
+                                            pos += 1
                                         else:
-                                            task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            subtopology_id_end = pos + subtopology_id_n
+                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                                pos = subtopology_id_end
+                                            else:
+                                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partition, offset"
                                         task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                                         pos += 12
@@ -2592,12 +2842,17 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                     try:
                                         task_end_offsets_item = blank_instance(TaskOffset)
                                         field = "subtopology_id"
-                                        subtopology_id_end = pos + buf[pos]
-                                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                            task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                            pos = subtopology_id_end
+                                        subtopology_id_n = buf[pos]  # the length + 1
+                                        if subtopology_id_n == 1:  # the empty string
+                                            task_end_offsets_item.subtopology_id = ""
+                                            pos += 1
                                         else:
-                                            task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            subtopology_id_end = pos + subtopology_id_n
+                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                                pos = subtopology_id_end
+                                            else:
+                                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partition, offset"
                                         task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                                         pos += 12
@@ -2756,26 +3011,44 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                         (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
                         pos += 2
                         field = "error_message"
-                        error_message_end = pos + buf[pos]
-                        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                            groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                            pos = error_message_end
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
                         else:
-                            groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
                         field = "group_id"
-                        group_id_end = pos + buf[pos]
-                        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                            groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                            pos = group_id_end
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
                         else:
-                            groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_state"
-                        group_state_end = pos + buf[pos]
-                        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                            groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                            pos = group_state_end
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
                         else:
-                            groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
                         field = "group_epoch, assignment_epoch"
                         groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
                         pos += 8
@@ -2803,53 +3076,89 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                     try:
                                         members_item = blank_instance(Member)
                                         field = "member_id"
-                                        member_id_end = pos + buf[pos]
-                                        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                                            members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                            pos = member_id_end
+                                        member_id_n = buf[pos]  # the length + 1
+                                        if member_id_n == 1:  # the empty string
+                                            members_item.member_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            member_id_end = pos + member_id_n
+                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                                pos = member_id_end
+                                            else:
+                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "member_epoch"
                                         (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
                                         pos += 4
                                         field = "instance_id"
-                                        instance_id_end = pos + buf[pos]
-                                        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-                                            members_item.instance_id = buf[pos + 1:instance_id_end].decode()
-                                            pos = instance_id_end
+                                        instance_id_n = buf[pos]  # the length + 1
+                                        if instance_id_n == 1:  # the empty string
+                                            members_item.instance_id = ""
+                                            pos += 1
+                                        elif instance_id_n == 0:  # null
+                                            members_item.instance_id = None
+                                            pos += 1
                                         else:
-                                            members_item.instance_id, pos = _w.read_compact_string(buf, pos)
+                                            instance_id_end = pos + instance_id_n
+                                            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                                                members_item.instance_id = buf[pos + 1:instance_id_end].decode()
+                                                pos = instance_id_end
+                                            else:
+                                                members_item.instance_id, pos = _w.read_compact_string(buf, pos)
                                         field = "rack_id"
-                                        rack_id_end = pos + buf[pos]
-                                        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                            members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                            pos = rack_id_end
+                                        rack_id_n = buf[pos]  # the length + 1
+                                        if rack_id_n == 1:  # the empty string
+                                            members_item.rack_id = ""
+                                            pos += 1
+                                        elif rack_id_n == 0:  # null
+                                            members_item.rack_id = None
+                                            pos += 1
                                         else:
-                                            members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                                            rack_id_end = pos + rack_id_n
+                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                                pos = rack_id_end
+                                            else:
+                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
                                         field = "client_id"
-                                        client_id_end = pos + buf[pos]
-                                        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                                            members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                            pos = client_id_end
+                                        client_id_n = buf[pos]  # the length + 1
+                                        if client_id_n == 1:  # the empty string
+                                            members_item.client_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_id_end = pos + client_id_n
+                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                                pos = client_id_end
+                                            else:
+                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "client_host"
-                                        client_host_end = pos + buf[pos]
-                                        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                                            members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                            pos = client_host_end
+                                        client_host_n = buf[pos]  # the length + 1
+                                        if client_host_n == 1:  # the empty string
+                                            members_item.client_host = ""
+                                            pos += 1
                                         else:
-                                            members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                            client_host_end = pos + client_host_n
+                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                                pos = client_host_end
+                                            else:
+                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "topology_epoch"
                                         (members_item.topology_epoch,) = _unpack_Member_topology_epoch(buf, pos)
                                         pos += 4
                                         field = "process_id"
-                                        process_id_end = pos + buf[pos]
-                                        if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
-                                            members_item.process_id = buf[pos + 1:process_id_end].decode()
-                                            pos = process_id_end
+                                        process_id_n = buf[pos]  # the length + 1
+                                        if process_id_n == 1:  # the empty string
+                                            members_item.process_id = ""
+                                            pos += 1
                                         else:
-                                            members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
+                                            process_id_end = pos + process_id_n
+                                            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
+                                                members_item.process_id = buf[pos + 1:process_id_end].decode()
+                                                pos = process_id_end
+                                            else:
+                                                members_item.process_id, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "user_endpoint"
                                         if buf[pos] >= 0x80:  # the null marker
                                             members_item.user_endpoint = None
@@ -2874,19 +3183,29 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                                     try:
                                                         client_tags_item = blank_instance(KeyValue)
                                                         field = "key"
-                                                        key_end = pos + buf[pos]
-                                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                            client_tags_item.key = buf[pos + 1:key_end].decode()
-                                                            pos = key_end
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            client_tags_item.key = ""
+                                                            pos += 1
                                                         else:
-                                                            client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                client_tags_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            client_tags_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            client_tags_item.value = ""
+                                                            pos += 1
                                                         else:
-                                                            client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                client_tags_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -2918,12 +3237,17 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                                     try:
                                                         task_offsets_item = blank_instance(TaskOffset)
                                                         field = "subtopology_id"
-                                                        subtopology_id_end = pos + buf[pos]
-                                                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                                            task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                                            pos = subtopology_id_end
+                                                        subtopology_id_n = buf[pos]  # the length + 1
+                                                        if subtopology_id_n == 1:  # the empty string
+                                                            task_offsets_item.subtopology_id = ""
+                                                            pos += 1
                                                         else:
-                                                            task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                                            subtopology_id_end = pos + subtopology_id_n
+                                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                                                pos = subtopology_id_end
+                                                            else:
+                                                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "partition, offset"
                                                         task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                                                         pos += 12
@@ -2958,12 +3282,17 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                                     try:
                                                         task_end_offsets_item = blank_instance(TaskOffset)
                                                         field = "subtopology_id"
-                                                        subtopology_id_end = pos + buf[pos]
-                                                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                                                            task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                                                            pos = subtopology_id_end
+                                                        subtopology_id_n = buf[pos]  # the length + 1
+                                                        if subtopology_id_n == 1:  # the empty string
+                                                            task_end_offsets_item.subtopology_id = ""
+                                                            pos += 1
                                                         else:
-                                                            task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                                                            subtopology_id_end = pos + subtopology_id_n
+                                                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                                                pos = subtopology_id_end
+                                                            else:
+                                                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "partition, offset"
                                                         task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                                                         pos += 12

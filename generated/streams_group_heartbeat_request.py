@@ -605,19 +605,29 @@ def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            value.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            value.key = ""
+            pos += 1
         else:
-            value.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                value.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            value.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            value.value = ""
+            pos += 1
         else:
-            value.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                value.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -679,12 +689,17 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            info.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            info.name = ""
+            pos += 1
         else:
-            info.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                info.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
@@ -706,19 +721,29 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
                     try:
                         topic_configs_item = blank_instance(KeyValue)
                         field = "key"
-                        key_end = pos + buf[pos]
-                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                            pos = key_end
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            topic_configs_item.key = ""
+                            pos += 1
                         else:
-                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            topic_configs_item.value = ""
+                            pos += 1
                         else:
-                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -804,12 +829,17 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     size = len(buf)
     try:
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -866,12 +896,17 @@ def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            task_offset.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            task_offset.subtopology_id = ""
+            pos += 1
         else:
-            task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                task_offset.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition, offset"
         task_offset.partition, task_offset.offset = _unpack_TaskOffset_partition_offset(buf, pos)
         pos += 12
@@ -928,12 +963,17 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            ids.subtopology_id = ""
+            pos += 1
         else:
-            ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -1149,12 +1189,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            subtopology.subtopology_id = ""
+            pos += 1
         else:
-            subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
         index = -1  # no element yet: an error in the count names the array itself
         source_topics_n = buf[pos] - 1
@@ -1209,12 +1254,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     try:
                         state_changelog_topics_item = blank_instance(TopicInfo)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            state_changelog_topics_item.name = ""
+                            pos += 1
                         else:
-                            state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions, replication_factor"
                         state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                         pos += 6
@@ -1236,19 +1286,29 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                     try:
                                         topic_configs_item = blank_instance(KeyValue)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1311,12 +1371,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     try:
                         repartition_source_topics_item = blank_instance(TopicInfo)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            repartition_source_topics_item.name = ""
+                            pos += 1
                         else:
-                            repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions, replication_factor"
                         repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                         pos += 6
@@ -1338,19 +1403,29 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                     try:
                                         topic_configs_item = blank_instance(KeyValue)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1649,12 +1724,17 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                     try:
                         subtopologies_item = blank_instance(Subtopology)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            subtopologies_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "source_topics"
                         index = -1  # no element yet: an error in the count names the array itself
                         source_topics_n = buf[pos] - 1
@@ -1709,12 +1789,17 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     try:
                                         state_changelog_topics_item = blank_instance(TopicInfo)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            state_changelog_topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions, replication_factor"
                                         state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                                         pos += 6
@@ -1736,19 +1821,29 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                     try:
                                                         topic_configs_item = blank_instance(KeyValue)
                                                         field = "key"
-                                                        key_end = pos + buf[pos]
-                                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                            pos = key_end
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -1811,12 +1906,17 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     try:
                                         repartition_source_topics_item = blank_instance(TopicInfo)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            repartition_source_topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions, replication_factor"
                                         repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                                         pos += 6
@@ -1838,19 +1938,29 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                     try:
                                                         topic_configs_item = blank_instance(KeyValue)
                                                         field = "key"
-                                                        key_end = pos + buf[pos]
-                                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                            pos = key_end
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -2027,36 +2137,62 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch, endpoint_information_epoch"
         request.member_epoch, request.endpoint_information_epoch = _unpack_StreamsGroupHeartbeatRequest_member_epoch_endpoint_information_epoch(buf, pos)
         pos += 8
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            request.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            request.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            request.instance_id = None
+            pos += 1
         else:
-            request.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                request.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            request.rack_id = None
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_StreamsGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
@@ -2085,12 +2221,17 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     try:
                         active_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -2138,12 +2279,17 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     try:
                         standby_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -2191,12 +2337,17 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     try:
                         warmup_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -2226,12 +2377,20 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                 field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
                 request.warmup_tasks = warmup_tasks_items
         field = "process_id"
-        process_id_end = pos + buf[pos]
-        if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
-            request.process_id = buf[pos + 1:process_id_end].decode()
-            pos = process_id_end
+        process_id_n = buf[pos]  # the length + 1
+        if process_id_n == 1:  # the empty string
+            request.process_id = ""
+            pos += 1
+        elif process_id_n == 0:  # null
+            request.process_id = None
+            pos += 1
         else:
-            request.process_id, pos = _w.read_compact_string(buf, pos)
+            process_id_end = pos + process_id_n
+            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
+                request.process_id = buf[pos + 1:process_id_end].decode()
+                pos = process_id_end
+            else:
+                request.process_id, pos = _w.read_compact_string(buf, pos)
         field = "user_endpoint"
         if buf[pos] >= 0x80:  # the null marker
             request.user_endpoint = None
@@ -2257,19 +2416,29 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     try:
                         client_tags_item = blank_instance(KeyValue)
                         field = "key"
-                        key_end = pos + buf[pos]
-                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                            client_tags_item.key = buf[pos + 1:key_end].decode()
-                            pos = key_end
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            client_tags_item.key = ""
+                            pos += 1
                         else:
-                            client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                client_tags_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            client_tags_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            client_tags_item.value = ""
+                            pos += 1
                         else:
-                            client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                client_tags_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -2302,12 +2471,17 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     try:
                         task_offsets_item = blank_instance(TaskOffset)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            task_offsets_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition, offset"
                         task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                         pos += 12
@@ -2343,12 +2517,17 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     try:
                         task_end_offsets_item = blank_instance(TaskOffset)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            task_end_offsets_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition, offset"
                         task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
                         pos += 12

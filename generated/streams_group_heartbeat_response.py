@@ -402,12 +402,17 @@ def _read_Status_v0(buf: bytes, pos: int) -> tuple[Status, int]:
         (status.status_code,) = _unpack_Status_status_code(buf, pos)
         pos += 1
         field = "status_detail"
-        status_detail_end = pos + buf[pos]
-        if pos < status_detail_end < pos + 0x80 and status_detail_end <= size:  # the usual case: a short string
-            status.status_detail = buf[pos + 1:status_detail_end].decode()
-            pos = status_detail_end
+        status_detail_n = buf[pos]  # the length + 1
+        if status_detail_n == 1:  # the empty string
+            status.status_detail = ""
+            pos += 1
         else:
-            status.status_detail, pos = _w.read_compact_string_nn(buf, pos)
+            status_detail_end = pos + status_detail_n
+            if 0 < status_detail_n < 0x80 and status_detail_end <= size:  # the usual case: a short string
+                status.status_detail = buf[pos + 1:status_detail_end].decode()
+                pos = status_detail_end
+            else:
+                status.status_detail, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -461,12 +466,17 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            partition.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            partition.topic = ""
+            pos += 1
         else:
-            partition.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                partition.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                partition.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -549,12 +559,17 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            ids.subtopology_id = ""
+            pos += 1
         else:
-            ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
@@ -637,12 +652,17 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     size = len(buf)
     try:
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -718,12 +738,17 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
                     try:
                         active_partitions_item = blank_instance(TopicPartition)
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            active_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            active_partitions_item.topic = ""
+                            pos += 1
                         else:
-                            active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                active_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -770,12 +795,17 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
                     try:
                         standby_partitions_item = blank_instance(TopicPartition)
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            standby_partitions_item.topic = ""
+                            pos += 1
                         else:
-                            standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -891,19 +921,32 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
         response.throttle_time_ms, response.error_code = _unpack_StreamsGroupHeartbeatResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch, heartbeat_interval_ms, acceptable_recovery_lag, task_offset_interval_ms"
         response.member_epoch, response.heartbeat_interval_ms, response.acceptable_recovery_lag, response.task_offset_interval_ms = _unpack_StreamsGroupHeartbeatResponse_member_epoch_to_task_offset_interval_ms(buf, pos)
         pos += 16
@@ -928,12 +971,17 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                         (status_item.status_code,) = _unpack_Status_status_code(buf, pos)
                         pos += 1
                         field = "status_detail"
-                        status_detail_end = pos + buf[pos]
-                        if pos < status_detail_end < pos + 0x80 and status_detail_end <= size:  # the usual case: a short string
-                            status_item.status_detail = buf[pos + 1:status_detail_end].decode()
-                            pos = status_detail_end
+                        status_detail_n = buf[pos]  # the length + 1
+                        if status_detail_n == 1:  # the empty string
+                            status_item.status_detail = ""
+                            pos += 1
                         else:
-                            status_item.status_detail, pos = _w.read_compact_string_nn(buf, pos)
+                            status_detail_end = pos + status_detail_n
+                            if 0 < status_detail_n < 0x80 and status_detail_end <= size:  # the usual case: a short string
+                                status_item.status_detail = buf[pos + 1:status_detail_end].decode()
+                                pos = status_detail_end
+                            else:
+                                status_item.status_detail, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -966,12 +1014,17 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                     try:
                         active_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -1019,12 +1072,17 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                     try:
                         standby_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -1072,12 +1130,17 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                     try:
                         warmup_tasks_item = blank_instance(TaskIds)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
@@ -1147,12 +1210,17 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                                     try:
                                         active_partitions_item = blank_instance(TopicPartition)
                                         field = "topic"
-                                        topic_end = pos + buf[pos]
-                                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                                            active_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                            pos = topic_end
+                                        topic_n = buf[pos]  # the length + 1
+                                        if topic_n == 1:  # the empty string
+                                            active_partitions_item.topic = ""
+                                            pos += 1
                                         else:
-                                            active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                            topic_end = pos + topic_n
+                                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                                active_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                                pos = topic_end
+                                            else:
+                                                active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1
@@ -1199,12 +1267,17 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                                     try:
                                         standby_partitions_item = blank_instance(TopicPartition)
                                         field = "topic"
-                                        topic_end = pos + buf[pos]
-                                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                                            standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                                            pos = topic_end
+                                        topic_n = buf[pos]  # the length + 1
+                                        if topic_n == 1:  # the empty string
+                                            standby_partitions_item.topic = ""
+                                            pos += 1
                                         else:
-                                            standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                            topic_end = pos + topic_n
+                                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                                standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                                pos = topic_end
+                                            else:
+                                                standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1

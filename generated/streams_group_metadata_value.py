@@ -142,19 +142,29 @@ def _read_LastAssignmentConfig_v0(buf: bytes, pos: int) -> tuple[LastAssignmentC
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            config.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            config.key = ""
+            pos += 1
         else:
-            config.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                config.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            config.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            config.value = ""
+            pos += 1
         else:
-            config.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                config.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -263,19 +273,29 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 try:
                                     last_assignment_configs_item = blank_instance(LastAssignmentConfig)
                                     field = "key"
-                                    key_end = pos + buf[pos]
-                                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                        last_assignment_configs_item.key = buf[pos + 1:key_end].decode()
-                                        pos = key_end
+                                    key_n = buf[pos]  # the length + 1
+                                    if key_n == 1:  # the empty string
+                                        last_assignment_configs_item.key = ""
+                                        pos += 1
                                     else:
-                                        last_assignment_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        key_end = pos + key_n
+                                        if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                            last_assignment_configs_item.key = buf[pos + 1:key_end].decode()
+                                            pos = key_end
+                                        else:
+                                            last_assignment_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "value"
-                                    value_end = pos + buf[pos]
-                                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                        last_assignment_configs_item.value = buf[pos + 1:value_end].decode()
-                                        pos = value_end
+                                    value_n = buf[pos]  # the length + 1
+                                    if value_n == 1:  # the empty string
+                                        last_assignment_configs_item.value = ""
+                                        pos += 1
                                     else:
-                                        last_assignment_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                        value_end = pos + value_n
+                                        if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                            last_assignment_configs_item.value = buf[pos + 1:value_end].decode()
+                                            pos = value_end
+                                        else:
+                                            last_assignment_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                     field = "(tagged fields)"
                                     if buf[pos] == 0:
                                         pos += 1

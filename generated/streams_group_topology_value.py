@@ -316,19 +316,29 @@ def _read_TopicConfig_v0(buf: bytes, pos: int) -> tuple[TopicConfig, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            config.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            config.key = ""
+            pos += 1
         else:
-            config.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                config.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            config.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            config.value = ""
+            pos += 1
         else:
-            config.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                config.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -390,12 +400,17 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            info.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            info.name = ""
+            pos += 1
         else:
-            info.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                info.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
@@ -417,19 +432,29 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
                     try:
                         topic_configs_item = blank_instance(TopicConfig)
                         field = "key"
-                        key_end = pos + buf[pos]
-                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                            pos = key_end
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            topic_configs_item.key = ""
+                            pos += 1
                         else:
-                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                         field = "value"
-                        value_end = pos + buf[pos]
-                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                            pos = value_end
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            topic_configs_item.value = ""
+                            pos += 1
                         else:
-                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -648,12 +673,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            subtopology.subtopology_id = ""
+            pos += 1
         else:
-            subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
         index = -1  # no element yet: an error in the count names the array itself
         source_topics_n = buf[pos] - 1
@@ -708,12 +738,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     try:
                         state_changelog_topics_item = blank_instance(TopicInfo)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            state_changelog_topics_item.name = ""
+                            pos += 1
                         else:
-                            state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions, replication_factor"
                         state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                         pos += 6
@@ -735,19 +770,29 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                     try:
                                         topic_configs_item = blank_instance(TopicConfig)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -810,12 +855,17 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     try:
                         repartition_source_topics_item = blank_instance(TopicInfo)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            repartition_source_topics_item.name = ""
+                            pos += 1
                         else:
-                            repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partitions, replication_factor"
                         repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                         pos += 6
@@ -837,19 +887,29 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                     try:
                                         topic_configs_item = blank_instance(TopicConfig)
                                         field = "key"
-                                        key_end = pos + buf[pos]
-                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                            pos = key_end
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "value"
-                                        value_end = pos + buf[pos]
-                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                            pos = value_end
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
                                         else:
-                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "(tagged fields)"
                                         if buf[pos] == 0:
                                             pos += 1
@@ -1148,12 +1208,17 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                     try:
                         subtopologies_item = blank_instance(Subtopology)
                         field = "subtopology_id"
-                        subtopology_id_end = pos + buf[pos]
-                        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                            subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                            pos = subtopology_id_end
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            subtopologies_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
                         field = "source_topics"
                         index = -1  # no element yet: an error in the count names the array itself
                         source_topics_n = buf[pos] - 1
@@ -1208,12 +1273,17 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                     try:
                                         state_changelog_topics_item = blank_instance(TopicInfo)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            state_changelog_topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions, replication_factor"
                                         state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                                         pos += 6
@@ -1235,19 +1305,29 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                                     try:
                                                         topic_configs_item = blank_instance(TopicConfig)
                                                         field = "key"
-                                                        key_end = pos + buf[pos]
-                                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                            pos = key_end
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1
@@ -1310,12 +1390,17 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                     try:
                                         repartition_source_topics_item = blank_instance(TopicInfo)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            repartition_source_topics_item.name = ""
+                                            pos += 1
                                         else:
-                                            repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "partitions, replication_factor"
                                         repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
                                         pos += 6
@@ -1337,19 +1422,29 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                                     try:
                                                         topic_configs_item = blank_instance(TopicConfig)
                                                         field = "key"
-                                                        key_end = pos + buf[pos]
-                                                        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                            pos = key_end
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "value"
-                                                        value_end = pos + buf[pos]
-                                                        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                            topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                            pos = value_end
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
                                                         else:
-                                                            topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
                                                         field = "(tagged fields)"
                                                         if buf[pos] == 0:
                                                             pos += 1

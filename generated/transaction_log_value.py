@@ -250,12 +250,17 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            schema.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            schema.topic = ""
+            pos += 1
         else:
-            schema.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                schema.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                schema.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_ids"
         partition_ids_n = buf[pos] - 1
         if partition_ids_n == 0:  # empty: a count byte of 1
@@ -454,12 +459,17 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
                     try:
                         transaction_partitions_item = blank_instance(PartitionsSchema)
                         field = "topic"
-                        topic_end = pos + buf[pos]
-                        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                            transaction_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                            pos = topic_end
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            transaction_partitions_item.topic = ""
+                            pos += 1
                         else:
-                            transaction_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                transaction_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                transaction_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_ids"
                         partition_ids_n = buf[pos] - 1
                         if partition_ids_n == 0:  # empty: a count byte of 1

@@ -151,12 +151,17 @@ def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, i
     size = len(buf)
     try:
         field = "feature"
-        feature_end = pos + buf[pos]
-        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-            key.feature = buf[pos + 1:feature_end].decode()
-            pos = feature_end
+        feature_n = buf[pos]  # the length + 1
+        if feature_n == 1:  # the empty string
+            key.feature = ""
+            pos += 1
         else:
-            key.feature, pos = _w.read_compact_string_nn(buf, pos)
+            feature_end = pos + feature_n
+            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                key.feature = buf[pos + 1:feature_end].decode()
+                pos = feature_end
+            else:
+                key.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, allow_downgrade"
         key.max_version_level, key.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
         pos += 3
@@ -216,12 +221,17 @@ def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey,
     size = len(buf)
     try:
         field = "feature"
-        feature_end = pos + buf[pos]
-        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-            key.feature = buf[pos + 1:feature_end].decode()
-            pos = feature_end
+        feature_n = buf[pos]  # the length + 1
+        if feature_n == 1:  # the empty string
+            key.feature = ""
+            pos += 1
         else:
-            key.feature, pos = _w.read_compact_string_nn(buf, pos)
+            feature_end = pos + feature_n
+            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                key.feature = buf[pos + 1:feature_end].decode()
+                pos = feature_end
+            else:
+                key.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, upgrade_type"
         key.max_version_level, key.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
         pos += 3
@@ -302,12 +312,17 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
                         feature_updates_item = blank_instance(FeatureUpdateKey)
                         feature_updates_item.upgrade_type = 1
                         field = "feature"
-                        feature_end = pos + buf[pos]
-                        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-                            feature_updates_item.feature = buf[pos + 1:feature_end].decode()
-                            pos = feature_end
+                        feature_n = buf[pos]  # the length + 1
+                        if feature_n == 1:  # the empty string
+                            feature_updates_item.feature = ""
+                            pos += 1
                         else:
-                            feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
+                            feature_end = pos + feature_n
+                            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                                feature_updates_item.feature = buf[pos + 1:feature_end].decode()
+                                pos = feature_end
+                            else:
+                                feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
                         field = "max_version_level, allow_downgrade"
                         feature_updates_item.max_version_level, feature_updates_item.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
                         pos += 3
@@ -409,12 +424,17 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
                         feature_updates_item = blank_instance(FeatureUpdateKey)
                         feature_updates_item.allow_downgrade = False
                         field = "feature"
-                        feature_end = pos + buf[pos]
-                        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-                            feature_updates_item.feature = buf[pos + 1:feature_end].decode()
-                            pos = feature_end
+                        feature_n = buf[pos]  # the length + 1
+                        if feature_n == 1:  # the empty string
+                            feature_updates_item.feature = ""
+                            pos += 1
                         else:
-                            feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
+                            feature_end = pos + feature_n
+                            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                                feature_updates_item.feature = buf[pos + 1:feature_end].decode()
+                                pos = feature_end
+                            else:
+                                feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
                         field = "max_version_level, upgrade_type"
                         feature_updates_item.max_version_level, feature_updates_item.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
                         pos += 3

@@ -918,12 +918,17 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
@@ -1076,12 +1081,17 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
@@ -1338,19 +1348,29 @@ def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetad
         (endpoint.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "listener"
-        listener_end = pos + buf[pos]
-        if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-            endpoint.listener = buf[pos + 1:listener_end].decode()
-            pos = listener_end
+        listener_n = buf[pos]  # the length + 1
+        if listener_n == 1:  # the empty string
+            endpoint.listener = ""
+            pos += 1
         else:
-            endpoint.listener, pos = _w.read_compact_string_nn(buf, pos)
+            listener_end = pos + listener_n
+            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                endpoint.listener = buf[pos + 1:listener_end].decode()
+                pos = listener_end
+            else:
+                endpoint.listener, pos = _w.read_compact_string_nn(buf, pos)
         field = "security_protocol"
         (endpoint.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
         pos += 2
@@ -1735,19 +1755,29 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
                         (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
                         pos += 4
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            endpoints_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            endpoints_item.host = ""
+                            pos += 1
                         else:
-                            endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "listener"
-                        listener_end = pos + buf[pos]
-                        if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                            endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                            pos = listener_end
+                        listener_n = buf[pos]  # the length + 1
+                        if listener_n == 1:  # the empty string
+                            endpoints_item.listener = ""
+                            pos += 1
                         else:
-                            endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                            listener_end = pos + listener_n
+                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                pos = listener_end
+                            else:
+                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
                         field = "security_protocol"
                         (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
                         pos += 2
@@ -1765,12 +1795,20 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
                 field, index = "endpoints[]", endpoints_index  # as the last call would have left them
                 broker.endpoints = endpoints_items
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
+            pos += 1
         else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2869,12 +2907,17 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                         topic_states_item = blank_instance(UpdateMetadataTopicState)
                         topic_states_item.topic_id = _ZERO_UUID
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "partition_states[]"
                         index = -1  # no element yet: an error in the count names the array itself
                         partition_states_n = buf[pos] - 1
@@ -3013,19 +3056,29 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
                                         pos += 4
                                         field = "host"
-                                        host_end = pos + buf[pos]
-                                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                            endpoints_item.host = buf[pos + 1:host_end].decode()
-                                            pos = host_end
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "listener"
-                                        listener_end = pos + buf[pos]
-                                        if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                                            endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                            pos = listener_end
+                                        listener_n = buf[pos]  # the length + 1
+                                        if listener_n == 1:  # the empty string
+                                            endpoints_item.listener = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                            listener_end = pos + listener_n
+                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                                pos = listener_end
+                                            else:
+                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "security_protocol"
                                         (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
                                         pos += 2
@@ -3043,12 +3096,20 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 field, index = "endpoints[]", endpoints_index  # as the last call would have left them
                                 live_brokers_item.endpoints = endpoints_items
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            live_brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            live_brokers_item.rack = None
+                            pos += 1
                         else:
-                            live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -3171,12 +3232,17 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     try:
                         topic_states_item = blank_instance(UpdateMetadataTopicState)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "partition_states[]"
@@ -3317,19 +3383,29 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
                                         pos += 4
                                         field = "host"
-                                        host_end = pos + buf[pos]
-                                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                            endpoints_item.host = buf[pos + 1:host_end].decode()
-                                            pos = host_end
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "listener"
-                                        listener_end = pos + buf[pos]
-                                        if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                                            endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                            pos = listener_end
+                                        listener_n = buf[pos]  # the length + 1
+                                        if listener_n == 1:  # the empty string
+                                            endpoints_item.listener = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                            listener_end = pos + listener_n
+                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                                pos = listener_end
+                                            else:
+                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "security_protocol"
                                         (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
                                         pos += 2
@@ -3347,12 +3423,20 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 field, index = "endpoints[]", endpoints_index  # as the last call would have left them
                                 live_brokers_item.endpoints = endpoints_items
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            live_brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            live_brokers_item.rack = None
+                            pos += 1
                         else:
-                            live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1
@@ -3474,12 +3558,17 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     try:
                         topic_states_item = blank_instance(UpdateMetadataTopicState)
                         field = "topic_name"
-                        topic_name_end = pos + buf[pos]
-                        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                            topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                            pos = topic_name_end
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "topic_id"
                         topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
                         field = "partition_states[]"
@@ -3620,19 +3709,29 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
                                         pos += 4
                                         field = "host"
-                                        host_end = pos + buf[pos]
-                                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                            endpoints_item.host = buf[pos + 1:host_end].decode()
-                                            pos = host_end
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "listener"
-                                        listener_end = pos + buf[pos]
-                                        if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                                            endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                            pos = listener_end
+                                        listener_n = buf[pos]  # the length + 1
+                                        if listener_n == 1:  # the empty string
+                                            endpoints_item.listener = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                            listener_end = pos + listener_n
+                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                                pos = listener_end
+                                            else:
+                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "security_protocol"
                                         (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
                                         pos += 2
@@ -3650,12 +3749,20 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 field, index = "endpoints[]", endpoints_index  # as the last call would have left them
                                 live_brokers_item.endpoints = endpoints_items
                         field = "rack"
-                        rack_end = pos + buf[pos]
-                        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                            live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                            pos = rack_end
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            live_brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            live_brokers_item.rack = None
+                            pos += 1
                         else:
-                            live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
                         field = "(tagged fields)"
                         if buf[pos] == 0:
                             pos += 1

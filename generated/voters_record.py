@@ -243,19 +243,29 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            endpoint.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            endpoint.name = ""
+            pos += 1
         else:
-            endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                endpoint.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -388,19 +398,29 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
                     try:
                         endpoints_item = blank_instance(Endpoint)
                         field = "name"
-                        name_end = pos + buf[pos]
-                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                            endpoints_item.name = buf[pos + 1:name_end].decode()
-                            pos = name_end
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            endpoints_item.name = ""
+                            pos += 1
                         else:
-                            endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                endpoints_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
                         field = "host"
-                        host_end = pos + buf[pos]
-                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                            endpoints_item.host = buf[pos + 1:host_end].decode()
-                            pos = host_end
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            endpoints_item.host = ""
+                            pos += 1
                         else:
-                            endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                         field = "port"
                         (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
                         pos += 2
@@ -531,19 +551,29 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
                                     try:
                                         endpoints_item = blank_instance(Endpoint)
                                         field = "name"
-                                        name_end = pos + buf[pos]
-                                        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                            endpoints_item.name = buf[pos + 1:name_end].decode()
-                                            pos = name_end
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            endpoints_item.name = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                endpoints_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "host"
-                                        host_end = pos + buf[pos]
-                                        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                            endpoints_item.host = buf[pos + 1:host_end].decode()
-                                            pos = host_end
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
                                         else:
-                                            endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
                                         field = "port"
                                         (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
                                         pos += 2

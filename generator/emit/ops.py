@@ -214,14 +214,23 @@ class StringOp(BytesOp):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         if not self.short_inline:
             return super().read(obj, flavour)
-        end, value = f"{self.attr}_end", self.value(obj)
-        # A length byte below 0x80 is the whole varint; 0 (null) and 1 (empty) go the long way.
-        return [f"{end} = pos + buf[pos]",
-                f"if pos < {end} < pos + 0x80 and {end} <= size:  # the usual case: a short string",
-                f"    {value} = buf[pos + 1:{end}].decode()",
-                f"    pos = {end}",
+        n, end, value = f"{self.attr}_n", f"{self.attr}_end", self.value(obj)
+        # The length + 1 in one byte (below 0x80) is the whole varint. The empty string (offset
+        # metadata, ...) and null (error messages, racks, ...) are common enough to come first,
+        # with no slice to decode; longer lengths and a null that is refused take the long way.
+        null = [f"elif {n} == 0:  # null", f"    {value} = None", "    pos += 1"] if self.nullable else []
+        return [f"{n} = buf[pos]  # the length + 1",
+                f"if {n} == 1:  # the empty string",
+                f'    {value} = ""',
+                "    pos += 1",
+                *null,
                 "else:",
-                f"    {value}, pos = _w.{self.reader}(buf, pos)"]
+                f"    {end} = pos + {n}",
+                f"    if 0 < {n} < 0x80 and {end} <= size:  # the usual case: a short string",
+                f"        {value} = buf[pos + 1:{end}].decode()",
+                f"        pos = {end}",
+                "    else:",
+                f"        {value}, pos = _w.{self.reader}(buf, pos)"]
 
     def write(self, obj: str, out: str) -> Lines:
         if not self.short_inline or self.nullable:
