@@ -264,8 +264,8 @@ def offset_commit_workload():
     from kwire.generated.offset_commit_request import (
         OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic)
 
-    # A consumer of 20 topics x 50 partitions committing its position (what a Java consumer of
-    # Kafka 3.9 sends: member epoch and id, no metadata strings, the leader epoch of each offset).
+    # A consumer of 20 topics x 50 partitions committing its position: generation (or member
+    # epoch) and member id, then per partition the offset, its leader epoch and empty metadata.
     message = OffsetCommitRequest(
         group_id="orders-billing", generation_id_or_member_epoch=17,
         member_id="consumer-orders-billing-1-3f1c9a52-6b0e-4d3a-9c1f-5a1e2b7c8d90",

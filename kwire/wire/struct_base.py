@@ -15,7 +15,7 @@ from uuid import UUID, SafeUUID
 
 from kwire.wire.errors import DecodeError, UnsupportedVersionError
 
-if TYPE_CHECKING:  # machine integers for mypyc (annotations only: see read_int32)
+if TYPE_CHECKING:  # machine integers for mypyc (annotations only: see the fixed-width readers below)
     from mypy_extensions import i64
 
 T = TypeVar("T", bound="GeneratedStruct")
