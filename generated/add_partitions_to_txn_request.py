@@ -386,6 +386,8 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -613,6 +615,8 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
                 v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
             if v3_and_below_topics_n < 0:
                 raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
+            elif v3_and_below_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
                 for v3_and_below_topics_index in range(v3_and_below_topics_n):
@@ -746,6 +750,8 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
                 transactions_n, pos = _w.read_count(buf, pos, True)
             if transactions_n < 0:
                 raise DecodeError("non-nullable field transactions was null", offset=pos)
+            elif transactions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
                 for transactions_index in range(transactions_n):
@@ -778,6 +784,8 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
                                 for topics_index in range(topics_n):

@@ -409,6 +409,8 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
                 results_by_partition_n, pos = _w.read_count(buf, pos, True)
             if results_by_partition_n < 0:
                 raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+            elif results_by_partition_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -519,6 +521,8 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
                 topic_results_n, pos = _w.read_count(buf, pos, True)
             if topic_results_n < 0:
                 raise DecodeError("non-nullable field topic_results was null", offset=pos)
+            elif topic_results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
                 for topic_results_index in range(topic_results_n):
@@ -548,6 +552,8 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
                                 results_by_partition_n, pos = _w.read_count(buf, pos, True)
                             if results_by_partition_n < 0:
                                 raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                            elif results_by_partition_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -760,6 +766,8 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
                 results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
             if results_by_topic_v3_and_below_n < 0:
                 raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
+            elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
                 for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
@@ -789,6 +797,8 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
                                 results_by_partition_n, pos = _w.read_count(buf, pos, True)
                             if results_by_partition_n < 0:
                                 raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                            elif results_by_partition_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -897,6 +907,8 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
                 results_by_transaction_n, pos = _w.read_count(buf, pos, True)
             if results_by_transaction_n < 0:
                 raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
+            elif results_by_transaction_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
                 for results_by_transaction_index in range(results_by_transaction_n):
@@ -926,6 +938,8 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
                                 topic_results_n, pos = _w.read_count(buf, pos, True)
                             if topic_results_n < 0:
                                 raise DecodeError("non-nullable field topic_results was null", offset=pos)
+                            elif topic_results_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
                                 for topic_results_index in range(topic_results_n):
@@ -955,6 +969,8 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
                                                 results_by_partition_n, pos = _w.read_count(buf, pos, True)
                                             if results_by_partition_n < 0:
                                                 raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                                            elif results_by_partition_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

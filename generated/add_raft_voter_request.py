@@ -286,6 +286,8 @@ def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -432,6 +434,8 @@ def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):

@@ -566,6 +566,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                 entity_n, pos = _w.read_count(buf, pos, True)
             if entity_n < 0:
                 raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 entity_items: list[EntityData] = []
                 for entity_index in range(entity_n):
@@ -623,6 +625,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                 ops_n, pos = _w.read_count(buf, pos, True)
             if ops_n < 0:
                 raise DecodeError("non-nullable field ops was null", offset=pos)
+            elif ops_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 ops_items: list[OpData] = []
                 for ops_index in range(ops_n):
@@ -862,6 +866,8 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
                 entries_n, pos = _w.read_count(buf, pos, True)
             if entries_n < 0:
                 raise DecodeError("non-nullable field entries was null", offset=pos)
+            elif entries_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 entries_items: list[EntryData] = []
                 for entries_index in range(entries_n):
@@ -879,6 +885,8 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
                                 entity_n, pos = _w.read_count(buf, pos, True)
                             if entity_n < 0:
                                 raise DecodeError("non-nullable field entity was null", offset=pos)
+                            elif entity_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 entity_items: list[EntityData] = []
                                 for entity_index in range(entity_n):
@@ -936,6 +944,8 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
                                 ops_n, pos = _w.read_count(buf, pos, True)
                             if ops_n < 0:
                                 raise DecodeError("non-nullable field ops was null", offset=pos)
+                            elif ops_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 ops_items: list[OpData] = []
                                 for ops_index in range(ops_n):

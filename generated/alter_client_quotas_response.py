@@ -404,6 +404,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                 entity_n, pos = _w.read_count(buf, pos, True)
             if entity_n < 0:
                 raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 entity_items: list[EntityData] = []
                 for entity_index in range(entity_n):
@@ -624,6 +626,8 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
                 entries_n, pos = _w.read_count(buf, pos, True)
             if entries_n < 0:
                 raise DecodeError("non-nullable field entries was null", offset=pos)
+            elif entries_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 entries_items: list[EntryData] = []
                 for entries_index in range(entries_n):
@@ -659,6 +663,8 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
                                 entity_n, pos = _w.read_count(buf, pos, True)
                             if entity_n < 0:
                                 raise DecodeError("non-nullable field entity was null", offset=pos)
+                            elif entity_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 entity_items: list[EntityData] = []
                                 for entity_index in range(entity_n):

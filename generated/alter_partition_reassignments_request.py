@@ -286,6 +286,8 @@ def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopi
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[ReassignablePartition] = []
                 for partitions_index in range(partitions_n):
@@ -408,6 +410,8 @@ def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[A
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[ReassignableTopic] = []
                 for topics_index in range(topics_n):
@@ -437,6 +441,8 @@ def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[A
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[ReassignablePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -565,6 +571,8 @@ def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[A
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[ReassignableTopic] = []
                 for topics_index in range(topics_n):
@@ -594,6 +602,8 @@ def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[A
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[ReassignablePartition] = []
                                 for partitions_index in range(partitions_n):

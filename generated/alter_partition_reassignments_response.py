@@ -288,6 +288,8 @@ def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[Reassign
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[ReassignablePartitionResponse] = []
                 for partitions_index in range(partitions_n):
@@ -424,6 +426,8 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: list[ReassignableTopicResponse] = []
                 for responses_index in range(responses_n):
@@ -453,6 +457,8 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[ReassignablePartitionResponse] = []
                                 for partitions_index in range(partitions_n):
@@ -596,6 +602,8 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: list[ReassignableTopicResponse] = []
                 for responses_index in range(responses_n):
@@ -625,6 +633,8 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[ReassignablePartitionResponse] = []
                                 for partitions_index in range(partitions_n):

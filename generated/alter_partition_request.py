@@ -498,6 +498,8 @@ def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
             if new_isr_with_epochs_n < 0:
                 raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 new_isr_with_epochs_items: list[BrokerState] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -608,6 +610,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -742,6 +746,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -865,6 +871,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -981,6 +989,8 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -1001,6 +1011,8 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
                             if new_isr_with_epochs_n < 0:
                                 raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+                            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 new_isr_with_epochs_items: list[BrokerState] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1111,6 +1123,8 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -1141,6 +1155,8 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1270,6 +1286,8 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -1300,6 +1318,8 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1428,6 +1448,8 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -1448,6 +1470,8 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1576,6 +1600,8 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -1596,6 +1622,8 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1616,6 +1644,8 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
                                                 new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
                                             if new_isr_with_epochs_n < 0:
                                                 raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+                                            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 new_isr_with_epochs_items: list[BrokerState] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -411,6 +411,8 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -629,6 +631,8 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
                 dirs_n, pos = _w.read_count(buf, pos, True)
             if dirs_n < 0:
                 raise DecodeError("non-nullable field dirs was null", offset=pos)
+            elif dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
                 for dirs_index in range(dirs_n):
@@ -658,6 +662,8 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
                                 for topics_index in range(topics_n):

@@ -349,6 +349,8 @@ def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterR
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[AlterReplicaLogDirPartitionResult] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -544,6 +546,8 @@ def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterRep
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[AlterReplicaLogDirTopicResult] = []
                 for results_index in range(results_n):
@@ -573,6 +577,8 @@ def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterRep
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[AlterReplicaLogDirPartitionResult] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

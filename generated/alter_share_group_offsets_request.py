@@ -240,6 +240,8 @@ def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[A
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -350,6 +352,8 @@ def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterS
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[AlterShareGroupOffsetsRequestTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -379,6 +383,8 @@ def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterS
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -290,6 +290,8 @@ def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -428,6 +430,8 @@ def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Alter
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
                 for responses_index in range(responses_n):
@@ -459,6 +463,8 @@ def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Alter
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
                                 for partitions_index in range(partitions_n):

@@ -352,6 +352,8 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
                 deletions_n, pos = _w.read_count(buf, pos, True)
             if deletions_n < 0:
                 raise DecodeError("non-nullable field deletions was null", offset=pos)
+            elif deletions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 deletions_items: list[ScramCredentialDeletion] = []
                 for deletions_index in range(deletions_n):
@@ -397,6 +399,8 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
                 upsertions_n, pos = _w.read_count(buf, pos, True)
             if upsertions_n < 0:
                 raise DecodeError("non-nullable field upsertions was null", offset=pos)
+            elif upsertions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 upsertions_items: list[ScramCredentialUpsertion] = []
                 for upsertions_index in range(upsertions_n):

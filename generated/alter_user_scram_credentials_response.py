@@ -235,6 +235,8 @@ def _read_AlterUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple[Al
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[AlterUserScramCredentialsResult] = []
                 for results_index in range(results_n):

@@ -659,6 +659,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                 api_keys_n, pos = _w.read_count(buf, pos, True)
             if api_keys_n < 0:
                 raise DecodeError("non-nullable field api_keys was null", offset=pos)
+            elif api_keys_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 api_keys_items: KeyedList[ApiVersion] = KeyedList()
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -711,6 +713,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                             supported_features_n, pos = _w.read_count(buf, pos, True)
                         if supported_features_n < 0:
                             raise DecodeError("non-nullable field supported_features was null", offset=pos)
+                        elif supported_features_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
                             for supported_features_index in range(supported_features_n):
@@ -765,6 +769,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                             finalized_features_n, pos = _w.read_count(buf, pos, True)
                         if finalized_features_n < 0:
                             raise DecodeError("non-nullable field finalized_features was null", offset=pos)
+                        elif finalized_features_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
                             for finalized_features_index in range(finalized_features_n):

@@ -280,6 +280,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -373,6 +375,8 @@ def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -392,6 +396,8 @@ def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -499,6 +505,8 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
                 directories_n, pos = _w.read_count(buf, pos, True)
             if directories_n < 0:
                 raise DecodeError("non-nullable field directories was null", offset=pos)
+            elif directories_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 directories_items: list[DirectoryData] = []
                 for directories_index in range(directories_n):
@@ -518,6 +526,8 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[TopicData] = []
                                 for topics_index in range(topics_n):
@@ -537,6 +547,8 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[PartitionData] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

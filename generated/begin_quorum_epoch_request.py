@@ -441,6 +441,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -749,6 +751,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -778,6 +782,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -829,6 +835,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
                 leader_endpoints_n, pos = _w.read_count(buf, pos, True)
             if leader_endpoints_n < 0:
                 raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
+            elif leader_endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
                 for leader_endpoints_index in range(leader_endpoints_n):

@@ -424,6 +424,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -693,6 +695,8 @@ def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorum
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -722,6 +726,8 @@ def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorum
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -784,6 +790,8 @@ def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorum
                             node_endpoints_n, pos = _w.read_count(buf, pos, True)
                         if node_endpoints_n < 0:
                             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                             for node_endpoints_index in range(node_endpoints_n):

@@ -200,6 +200,8 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                             offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
                         if offline_log_dirs_n < 0:
                             raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                        elif offline_log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             offline_log_dirs_items: list[UUID] = []
                             for index in range(offline_log_dirs_n):
@@ -312,6 +314,8 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                             offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
                         if offline_log_dirs_n < 0:
                             raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                        elif offline_log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             offline_log_dirs_items: list[UUID] = []
                             for index in range(offline_log_dirs_n):
@@ -334,6 +338,8 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                             cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
                         if cordoned_log_dirs_n < 0:
                             request.cordoned_log_dirs = None
+                        elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
+                            request.cordoned_log_dirs = []
                         else:
                             cordoned_log_dirs_items: list[UUID] = []
                             for index in range(cordoned_log_dirs_n):

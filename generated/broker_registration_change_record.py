@@ -335,6 +335,8 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
                             log_dirs_n, pos = _w.read_count(buf, pos, True)
                         if log_dirs_n < 0:
                             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+                        elif log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             log_dirs_items: list[UUID] = []
                             for index in range(log_dirs_n):

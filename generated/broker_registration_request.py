@@ -437,6 +437,8 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -494,6 +496,8 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[Feature] = KeyedList()
                 for features_index in range(features_n):
@@ -672,6 +676,8 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -729,6 +735,8 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[Feature] = KeyedList()
                 for features_index in range(features_n):
@@ -910,6 +918,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -967,6 +977,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[Feature] = KeyedList()
                 for features_index in range(features_n):
@@ -1030,6 +1042,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                 log_dirs_n, pos = _w.read_count(buf, pos, True)
             if log_dirs_n < 0:
                 raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+            elif log_dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 log_dirs_items: list[UUID] = []
                 for index in range(log_dirs_n):
@@ -1183,6 +1197,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -1240,6 +1256,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[Feature] = KeyedList()
                 for features_index in range(features_n):
@@ -1303,6 +1321,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                 log_dirs_n, pos = _w.read_count(buf, pos, True)
             if log_dirs_n < 0:
                 raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+            elif log_dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 log_dirs_items: list[UUID] = []
                 for index in range(log_dirs_n):
@@ -1461,6 +1481,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -1518,6 +1540,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[Feature] = KeyedList()
                 for features_index in range(features_n):
@@ -1581,6 +1605,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 log_dirs_n, pos = _w.read_count(buf, pos, True)
             if log_dirs_n < 0:
                 raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+            elif log_dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 log_dirs_items: list[UUID] = []
                 for index in range(log_dirs_n):
@@ -1622,6 +1648,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                             cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
                         if cordoned_log_dirs_n < 0:
                             raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
+                        elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             cordoned_log_dirs_items: list[UUID] = []
                             for index in range(cordoned_log_dirs_n):

@@ -229,6 +229,8 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
                 entity_n, pos = _w.read_count(buf, pos, True)
             if entity_n < 0:
                 raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 entity_items: list[EntityData] = []
                 for entity_index in range(entity_n):

@@ -306,6 +306,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                 assigned_partitions_n, pos = _w.read_count(buf, pos, True)
             if assigned_partitions_n < 0:
                 raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+            elif assigned_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 assigned_partitions_items: list[TopicPartitions] = []
                 for assigned_partitions_index in range(assigned_partitions_n):
@@ -388,6 +390,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                 partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
             if partitions_pending_revocation_n < 0:
                 raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
+            elif partitions_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_pending_revocation_items: list[TopicPartitions] = []
                 for partitions_pending_revocation_index in range(partitions_pending_revocation_n):

@@ -93,6 +93,8 @@ def _read_ConsumerGroupDescribeRequest_v0_1(buf: bytes, pos: int) -> tuple[Consu
                 group_ids_n, pos = _w.read_count(buf, pos, True)
             if group_ids_n < 0:
                 raise DecodeError("non-nullable field group_ids was null", offset=pos)
+            elif group_ids_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 group_ids_items: list[str] = []
                 for index in range(group_ids_n):

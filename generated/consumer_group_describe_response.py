@@ -484,6 +484,8 @@ def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
                 topic_partitions_n, pos = _w.read_count(buf, pos, True)
             if topic_partitions_n < 0:
                 raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_partitions_items: list[TopicPartitions] = []
                 for topic_partitions_index in range(topic_partitions_n):
@@ -672,6 +674,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):
@@ -892,6 +896,8 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):
@@ -1105,6 +1111,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[Member] = []
                 for members_index in range(members_n):
@@ -1192,6 +1200,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                             if subscribed_topic_names_n < 0:
                                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 subscribed_topic_names_items: list[str] = []
                                 for index in range(subscribed_topic_names_n):
@@ -1400,6 +1410,8 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[Member] = []
                 for members_index in range(members_n):
@@ -1486,6 +1498,8 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                             if subscribed_topic_names_n < 0:
                                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 subscribed_topic_names_items: list[str] = []
                                 for index in range(subscribed_topic_names_n):
@@ -1643,6 +1657,8 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribedGroup] = []
                 for groups_index in range(groups_n):
@@ -1717,6 +1733,8 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
                                 members_n, pos = _w.read_count(buf, pos, True)
                             if members_n < 0:
                                 raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 members_items: list[Member] = []
                                 for members_index in range(members_n):
@@ -1804,6 +1822,8 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
                                                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                                             if subscribed_topic_names_n < 0:
                                                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 subscribed_topic_names_items: list[str] = []
                                                 for index in range(subscribed_topic_names_n):
@@ -1934,6 +1954,8 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribedGroup] = []
                 for groups_index in range(groups_n):
@@ -2008,6 +2030,8 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
                                 members_n, pos = _w.read_count(buf, pos, True)
                             if members_n < 0:
                                 raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 members_items: list[Member] = []
                                 for members_index in range(members_n):
@@ -2094,6 +2118,8 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
                                                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                                             if subscribed_topic_names_n < 0:
                                                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 subscribed_topic_names_items: list[str] = []
                                                 for index in range(subscribed_topic_names_n):

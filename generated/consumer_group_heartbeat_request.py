@@ -334,6 +334,8 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 request.subscribed_topic_names = None
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                request.subscribed_topic_names = []
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):
@@ -368,6 +370,8 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
                 topic_partitions_n, pos = _w.read_count(buf, pos, True)
             if topic_partitions_n < 0:
                 request.topic_partitions = None
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                request.topic_partitions = []
             else:
                 topic_partitions_items: list[TopicPartitions] = []
                 for topic_partitions_index in range(topic_partitions_n):
@@ -593,6 +597,8 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 request.subscribed_topic_names = None
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                request.subscribed_topic_names = []
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):
@@ -642,6 +648,8 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
                 topic_partitions_n, pos = _w.read_count(buf, pos, True)
             if topic_partitions_n < 0:
                 request.topic_partitions = None
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                request.topic_partitions = []
             else:
                 topic_partitions_items: list[TopicPartitions] = []
                 for topic_partitions_index in range(topic_partitions_n):

@@ -299,6 +299,8 @@ def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberM
                 supported_protocols_n, pos = _w.read_count(buf, pos, True)
             if supported_protocols_n < 0:
                 raise DecodeError("non-nullable field supported_protocols was null", offset=pos)
+            elif supported_protocols_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 supported_protocols_items: list[ClassicProtocol] = []
                 for supported_protocols_index in range(supported_protocols_n):
@@ -458,6 +460,8 @@ def _read_ConsumerGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Con
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):

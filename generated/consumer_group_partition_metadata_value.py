@@ -197,6 +197,8 @@ def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata,
                 racks_n, pos = _w.read_count(buf, pos, True)
             if racks_n < 0:
                 raise DecodeError("non-nullable field racks was null", offset=pos)
+            elif racks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 racks_items: list[str] = []
                 for index in range(racks_n):
@@ -297,6 +299,8 @@ def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
                 partition_metadata_n, pos = _w.read_count(buf, pos, True)
             if partition_metadata_n < 0:
                 raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+            elif partition_metadata_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_metadata_items: list[PartitionMetadata] = []
                 for partition_metadata_index in range(partition_metadata_n):
@@ -317,6 +321,8 @@ def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
                                 racks_n, pos = _w.read_count(buf, pos, True)
                             if racks_n < 0:
                                 raise DecodeError("non-nullable field racks was null", offset=pos)
+                            elif racks_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 racks_items: list[str] = []
                                 for index in range(racks_n):
@@ -422,6 +428,8 @@ def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicMetadata] = []
                 for topics_index in range(topics_n):
@@ -456,6 +464,8 @@ def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[
                                 partition_metadata_n, pos = _w.read_count(buf, pos, True)
                             if partition_metadata_n < 0:
                                 raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+                            elif partition_metadata_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_metadata_items: list[PartitionMetadata] = []
                                 for partition_metadata_index in range(partition_metadata_n):
@@ -476,6 +486,8 @@ def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[
                                                 racks_n, pos = _w.read_count(buf, pos, True)
                                             if racks_n < 0:
                                                 raise DecodeError("non-nullable field racks was null", offset=pos)
+                                            elif racks_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 racks_items: list[str] = []
                                                 for index in range(racks_n):

@@ -320,6 +320,8 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
                 remaining_partitions_n, pos = _w.read_count(buf, pos, True)
             if remaining_partitions_n < 0:
                 raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
+            elif remaining_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
                 for remaining_partitions_index in range(remaining_partitions_n):

@@ -393,6 +393,8 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -450,6 +452,8 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[Feature] = KeyedList()
                 for features_index in range(features_n):

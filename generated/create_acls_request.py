@@ -428,6 +428,8 @@ def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsReques
                 creations_n, pos = _w.read_count(buf, pos, True)
             if creations_n < 0:
                 raise DecodeError("non-nullable field creations was null", offset=pos)
+            elif creations_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 creations_items: list[AclCreation] = []
                 for creations_index in range(creations_n):

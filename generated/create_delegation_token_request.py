@@ -356,6 +356,8 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
                 renewers_n, pos = _w.read_count(buf, pos, True)
             if renewers_n < 0:
                 raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 renewers_items: list[CreatableRenewers] = []
                 for renewers_index in range(renewers_n):
@@ -508,6 +510,8 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
                 renewers_n, pos = _w.read_count(buf, pos, True)
             if renewers_n < 0:
                 raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 renewers_items: list[CreatableRenewers] = []
                 for renewers_index in range(renewers_n):

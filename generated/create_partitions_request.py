@@ -406,6 +406,8 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
                 assignments_n, pos = _w.read_count(buf, pos, True)
             if assignments_n < 0:
                 topic.assignments = None
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 assignments_items: list[CreatePartitionsAssignment] = []
                 for assignments_index in range(assignments_n):
@@ -620,6 +622,8 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -652,6 +656,8 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
                                 assignments_n, pos = _w.read_count(buf, pos, True)
                             if assignments_n < 0:
                                 topics_item.assignments = None
+                            elif assignments_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 assignments_items: list[CreatePartitionsAssignment] = []
                                 for assignments_index in range(assignments_n):

@@ -352,6 +352,8 @@ def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreatePar
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[CreatePartitionsTopicResult] = []
                 for results_index in range(results_n):

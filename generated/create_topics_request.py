@@ -640,6 +640,8 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
                 assignments_n, pos = _w.read_count(buf, pos, True)
             if assignments_n < 0:
                 raise DecodeError("non-nullable field assignments was null", offset=pos)
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
                 for assignments_index in range(assignments_n):
@@ -688,6 +690,8 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
                 configs_n, pos = _w.read_count(buf, pos, True)
             if configs_n < 0:
                 raise DecodeError("non-nullable field configs was null", offset=pos)
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
                 for configs_index in range(configs_n):
@@ -960,6 +964,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[CreatableTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -992,6 +998,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                                 assignments_n, pos = _w.read_count(buf, pos, True)
                             if assignments_n < 0:
                                 raise DecodeError("non-nullable field assignments was null", offset=pos)
+                            elif assignments_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
                                 for assignments_index in range(assignments_n):
@@ -1040,6 +1048,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                                 configs_n, pos = _w.read_count(buf, pos, True)
                             if configs_n < 0:
                                 raise DecodeError("non-nullable field configs was null", offset=pos)
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
                                 for configs_index in range(configs_n):

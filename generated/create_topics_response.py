@@ -418,6 +418,8 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
                 configs_n, pos = _w.read_count(buf, pos, True)
             if configs_n < 0:
                 result.configs = None
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 configs_items: list[CreatableTopicConfigs] = []
                 for configs_index in range(configs_n):
@@ -624,6 +626,8 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
                 configs_n, pos = _w.read_count(buf, pos, True)
             if configs_n < 0:
                 result.configs = None
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 configs_items: list[CreatableTopicConfigs] = []
                 for configs_index in range(configs_n):
@@ -878,6 +882,8 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[CreatableTopicResult] = KeyedList()
                 for topics_index in range(topics_n):
@@ -930,6 +936,8 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
                                 configs_n, pos = _w.read_count(buf, pos, True)
                             if configs_n < 0:
                                 topics_item.configs = None
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 configs_items: list[CreatableTopicConfigs] = []
                                 for configs_index in range(configs_n):
@@ -1090,6 +1098,8 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[CreatableTopicResult] = KeyedList()
                 for topics_index in range(topics_n):
@@ -1143,6 +1153,8 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
                                 configs_n, pos = _w.read_count(buf, pos, True)
                             if configs_n < 0:
                                 topics_item.configs = None
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 configs_items: list[CreatableTopicConfigs] = []
                                 for configs_index in range(configs_n):

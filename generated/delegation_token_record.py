@@ -146,6 +146,8 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
                 renewers_n, pos = _w.read_count(buf, pos, True)
             if renewers_n < 0:
                 raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 renewers_items: list[str] = []
                 for index in range(renewers_n):

@@ -409,6 +409,8 @@ def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsReques
                 filters_n, pos = _w.read_count(buf, pos, True)
             if filters_n < 0:
                 raise DecodeError("non-nullable field filters was null", offset=pos)
+            elif filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 filters_items: list[DeleteAclsFilter] = []
                 for filters_index in range(filters_n):

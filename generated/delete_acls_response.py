@@ -568,6 +568,8 @@ def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsF
                 matching_acls_n, pos = _w.read_count(buf, pos, True)
             if matching_acls_n < 0:
                 raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+            elif matching_acls_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 matching_acls_items: list[DeleteAclsMatchingAcl] = []
                 for matching_acls_index in range(matching_acls_n):
@@ -840,6 +842,8 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
                 filter_results_n, pos = _w.read_count(buf, pos, True)
             if filter_results_n < 0:
                 raise DecodeError("non-nullable field filter_results was null", offset=pos)
+            elif filter_results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 filter_results_items: list[DeleteAclsFilterResult] = []
                 for filter_results_index in range(filter_results_n):
@@ -875,6 +879,8 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
                                 matching_acls_n, pos = _w.read_count(buf, pos, True)
                             if matching_acls_n < 0:
                                 raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+                            elif matching_acls_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 matching_acls_items: list[DeleteAclsMatchingAcl] = []
                                 for matching_acls_index in range(matching_acls_n):

@@ -138,6 +138,8 @@ def _read_DeleteGroupsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRequ
                 groups_names_n, pos = _w.read_count(buf, pos, True)
             if groups_names_n < 0:
                 raise DecodeError("non-nullable field groups_names was null", offset=pos)
+            elif groups_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_names_items: list[str] = []
                 for index in range(groups_names_n):

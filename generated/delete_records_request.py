@@ -350,6 +350,8 @@ def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopi
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[DeleteRecordsPartition] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -542,6 +544,8 @@ def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRe
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DeleteRecordsTopic] = []
                 for topics_index in range(topics_n):
@@ -571,6 +575,8 @@ def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRe
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[DeleteRecordsPartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

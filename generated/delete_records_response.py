@@ -356,6 +356,8 @@ def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecor
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -551,6 +553,8 @@ def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
                 for topics_index in range(topics_n):
@@ -580,6 +584,8 @@ def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsR
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -275,6 +275,8 @@ def _read_DeleteShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Dele
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: list[DeleteShareGroupOffsetsResponseTopic] = []
                 for responses_index in range(responses_n):

@@ -226,6 +226,8 @@ def _read_DeleteStateData_v0(buf: bytes, pos: int) -> tuple[DeleteStateData, int
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -329,6 +331,8 @@ def _read_DeleteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[DeleteS
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DeleteStateData] = []
                 for topics_index in range(topics_n):
@@ -348,6 +352,8 @@ def _read_DeleteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[DeleteS
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -251,6 +251,8 @@ def _read_DeleteStateResult_v0(buf: bytes, pos: int) -> tuple[DeleteStateResult,
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionResult] = []
                 for partitions_index in range(partitions_n):
@@ -361,6 +363,8 @@ def _read_DeleteShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[Delete
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[DeleteStateResult] = []
                 for results_index in range(results_n):
@@ -380,6 +384,8 @@ def _read_DeleteShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[Delete
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionResult] = []
                                 for partitions_index in range(partitions_n):

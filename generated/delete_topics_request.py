@@ -273,6 +273,8 @@ def _read_DeleteTopicsRequest_v4_5(buf: bytes, pos: int) -> tuple[DeleteTopicsRe
                 topic_names_n, pos = _w.read_count(buf, pos, True)
             if topic_names_n < 0:
                 raise DecodeError("non-nullable field topic_names was null", offset=pos)
+            elif topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_names_items: list[str] = []
                 for index in range(topic_names_n):
@@ -361,6 +363,8 @@ def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequ
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DeleteTopicState] = []
                 for topics_index in range(topics_n):

@@ -514,6 +514,8 @@ def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[DeletableTopicResult] = KeyedList()
                 for responses_index in range(responses_n):
@@ -625,6 +627,8 @@ def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[DeletableTopicResult] = KeyedList()
                 for responses_index in range(responses_n):
@@ -750,6 +754,8 @@ def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[DeletableTopicResult] = KeyedList()
                 for responses_index in range(responses_n):

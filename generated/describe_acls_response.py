@@ -463,6 +463,8 @@ def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
                 acls_n, pos = _w.read_count(buf, pos, True)
             if acls_n < 0:
                 raise DecodeError("non-nullable field acls was null", offset=pos)
+            elif acls_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 acls_items: list[AclDescription] = []
                 for acls_index in range(acls_n):
@@ -718,6 +720,8 @@ def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
                 resources_n, pos = _w.read_count(buf, pos, True)
             if resources_n < 0:
                 raise DecodeError("non-nullable field resources was null", offset=pos)
+            elif resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 resources_items: list[DescribeAclsResource] = []
                 for resources_index in range(resources_n):
@@ -753,6 +757,8 @@ def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
                                 acls_n, pos = _w.read_count(buf, pos, True)
                             if acls_n < 0:
                                 raise DecodeError("non-nullable field acls was null", offset=pos)
+                            elif acls_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 acls_items: list[AclDescription] = []
                                 for acls_index in range(acls_n):

@@ -349,6 +349,8 @@ def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[Describe
                 components_n, pos = _w.read_count(buf, pos, True)
             if components_n < 0:
                 raise DecodeError("non-nullable field components was null", offset=pos)
+            elif components_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 components_items: list[ComponentData] = []
                 for components_index in range(components_n):

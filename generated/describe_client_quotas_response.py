@@ -573,6 +573,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                 entity_n, pos = _w.read_count(buf, pos, True)
             if entity_n < 0:
                 raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 entity_items: list[EntityData] = []
                 for entity_index in range(entity_n):
@@ -630,6 +632,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
                 values_n, pos = _w.read_count(buf, pos, True)
             if values_n < 0:
                 raise DecodeError("non-nullable field values was null", offset=pos)
+            elif values_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 values_items: list[ValueData] = []
                 for values_index in range(values_n):
@@ -892,6 +896,8 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
                 entries_n, pos = _w.read_count(buf, pos, True)
             if entries_n < 0:
                 response.entries = None
+            elif entries_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 entries_items: list[EntryData] = []
                 for entries_index in range(entries_n):
@@ -909,6 +915,8 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
                                 entity_n, pos = _w.read_count(buf, pos, True)
                             if entity_n < 0:
                                 raise DecodeError("non-nullable field entity was null", offset=pos)
+                            elif entity_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 entity_items: list[EntityData] = []
                                 for entity_index in range(entity_n):
@@ -966,6 +974,8 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
                                 values_n, pos = _w.read_count(buf, pos, True)
                             if values_n < 0:
                                 raise DecodeError("non-nullable field values was null", offset=pos)
+                            elif values_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 values_items: list[ValueData] = []
                                 for values_index in range(values_n):

@@ -428,6 +428,8 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
                 for brokers_index in range(brokers_n):
@@ -611,6 +613,8 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
                 for brokers_index in range(brokers_n):
@@ -794,6 +798,8 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
                 for brokers_index in range(brokers_n):

@@ -240,6 +240,8 @@ def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                 configuration_keys_n, pos = _w.read_count(buf, pos, True)
             if configuration_keys_n < 0:
                 resource.configuration_keys = None
+            elif configuration_keys_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 configuration_keys_items: list[str] = []
                 for index in range(configuration_keys_n):
@@ -506,6 +508,8 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
                 resources_n, pos = _w.read_count(buf, pos, True)
             if resources_n < 0:
                 raise DecodeError("non-nullable field resources was null", offset=pos)
+            elif resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 resources_items: list[DescribeConfigsResource] = []
                 for resources_index in range(resources_n):
@@ -538,6 +542,8 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
                                 configuration_keys_n, pos = _w.read_count(buf, pos, True)
                             if configuration_keys_n < 0:
                                 resources_item.configuration_keys = None
+                            elif configuration_keys_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 configuration_keys_items: list[str] = []
                                 for index in range(configuration_keys_n):

@@ -657,6 +657,8 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
                 synonyms_n, pos = _w.read_count(buf, pos, True)
             if synonyms_n < 0:
                 raise DecodeError("non-nullable field synonyms was null", offset=pos)
+            elif synonyms_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 synonyms_items: list[DescribeConfigsSynonym] = []
                 for synonyms_index in range(synonyms_n):
@@ -1094,6 +1096,8 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
                 configs_n, pos = _w.read_count(buf, pos, True)
             if configs_n < 0:
                 raise DecodeError("non-nullable field configs was null", offset=pos)
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 configs_items: list[DescribeConfigsResourceResult] = []
                 for configs_index in range(configs_n):
@@ -1142,6 +1146,8 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
                                 synonyms_n, pos = _w.read_count(buf, pos, True)
                             if synonyms_n < 0:
                                 raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                            elif synonyms_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 synonyms_items: list[DescribeConfigsSynonym] = []
                                 for synonyms_index in range(synonyms_n):
@@ -1583,6 +1589,8 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[DescribeConfigsResult] = []
                 for results_index in range(results_n):
@@ -1633,6 +1641,8 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                                 configs_n, pos = _w.read_count(buf, pos, True)
                             if configs_n < 0:
                                 raise DecodeError("non-nullable field configs was null", offset=pos)
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 configs_items: list[DescribeConfigsResourceResult] = []
                                 for configs_index in range(configs_n):
@@ -1681,6 +1691,8 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                                                 synonyms_n, pos = _w.read_count(buf, pos, True)
                                             if synonyms_n < 0:
                                                 raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                                            elif synonyms_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 synonyms_items: list[DescribeConfigsSynonym] = []
                                                 for synonyms_index in range(synonyms_n):

@@ -318,6 +318,8 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
                 owners_n, pos = _w.read_count(buf, pos, True)
             if owners_n < 0:
                 request.owners = None
+            elif owners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 owners_items: list[DescribeDelegationTokenOwner] = []
                 for owners_index in range(owners_n):

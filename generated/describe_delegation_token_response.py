@@ -514,6 +514,8 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
                 renewers_n, pos = _w.read_count(buf, pos, True)
             if renewers_n < 0:
                 raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 renewers_items: list[DescribedDelegationTokenRenewer] = []
                 for renewers_index in range(renewers_n):
@@ -733,6 +735,8 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
                 renewers_n, pos = _w.read_count(buf, pos, True)
             if renewers_n < 0:
                 raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 renewers_items: list[DescribedDelegationTokenRenewer] = []
                 for renewers_index in range(renewers_n):
@@ -1015,6 +1019,8 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
                 tokens_n, pos = _w.read_count(buf, pos, True)
             if tokens_n < 0:
                 raise DecodeError("non-nullable field tokens was null", offset=pos)
+            elif tokens_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 tokens_items: list[DescribedDelegationToken] = []
                 for tokens_index in range(tokens_n):
@@ -1075,6 +1081,8 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
                                 renewers_n, pos = _w.read_count(buf, pos, True)
                             if renewers_n < 0:
                                 raise DecodeError("non-nullable field renewers was null", offset=pos)
+                            elif renewers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 renewers_items: list[DescribedDelegationTokenRenewer] = []
                                 for renewers_index in range(renewers_n):
@@ -1211,6 +1219,8 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
                 tokens_n, pos = _w.read_count(buf, pos, True)
             if tokens_n < 0:
                 raise DecodeError("non-nullable field tokens was null", offset=pos)
+            elif tokens_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 tokens_items: list[DescribedDelegationToken] = []
                 for tokens_index in range(tokens_n):
@@ -1293,6 +1303,8 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
                                 renewers_n, pos = _w.read_count(buf, pos, True)
                             if renewers_n < 0:
                                 raise DecodeError("non-nullable field renewers was null", offset=pos)
+                            elif renewers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 renewers_items: list[DescribedDelegationTokenRenewer] = []
                                 for renewers_index in range(renewers_n):

@@ -214,6 +214,8 @@ def _read_DescribeGroupsRequest_v5_6(buf: bytes, pos: int) -> tuple[DescribeGrou
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[str] = []
                 for index in range(groups_n):

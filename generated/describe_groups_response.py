@@ -913,6 +913,8 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[DescribedGroupMember] = []
                 for members_index in range(members_n):
@@ -1172,6 +1174,8 @@ def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[DescribedGroupMember] = []
                 for members_index in range(members_n):
@@ -1814,6 +1818,8 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribedGroup] = []
                 for groups_index in range(groups_n):
@@ -1883,6 +1889,8 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
                                 members_n, pos = _w.read_count(buf, pos, True)
                             if members_n < 0:
                                 raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 members_items: list[DescribedGroupMember] = []
                                 for members_index in range(members_n):
@@ -2048,6 +2056,8 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribedGroup] = []
                 for groups_index in range(groups_n):
@@ -2131,6 +2141,8 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
                                 members_n, pos = _w.read_count(buf, pos, True)
                             if members_n < 0:
                                 raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 members_items: list[DescribedGroupMember] = []
                                 for members_index in range(members_n):

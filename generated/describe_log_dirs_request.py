@@ -347,6 +347,8 @@ def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLog
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
                 for topics_index in range(topics_n):

@@ -447,6 +447,8 @@ def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDi
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[DescribeLogDirsPartition] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -667,6 +669,8 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DescribeLogDirsTopic] = []
                 for topics_index in range(topics_n):
@@ -696,6 +700,8 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[DescribeLogDirsPartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -825,6 +831,8 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DescribeLogDirsTopic] = []
                 for topics_index in range(topics_n):
@@ -854,6 +862,8 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[DescribeLogDirsPartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -987,6 +997,8 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DescribeLogDirsTopic] = []
                 for topics_index in range(topics_n):
@@ -1016,6 +1028,8 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[DescribeLogDirsPartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1261,6 +1275,8 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[DescribeLogDirsResult] = []
                 for results_index in range(results_n):
@@ -1296,6 +1312,8 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[DescribeLogDirsTopic] = []
                                 for topics_index in range(topics_n):
@@ -1325,6 +1343,8 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[DescribeLogDirsPartition] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1444,6 +1464,8 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[DescribeLogDirsResult] = []
                 for results_index in range(results_n):
@@ -1479,6 +1501,8 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[DescribeLogDirsTopic] = []
                                 for topics_index in range(topics_n):
@@ -1508,6 +1532,8 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[DescribeLogDirsPartition] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1627,6 +1653,8 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[DescribeLogDirsResult] = []
                 for results_index in range(results_n):
@@ -1660,6 +1688,8 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[DescribeLogDirsTopic] = []
                                 for topics_index in range(topics_n):
@@ -1689,6 +1719,8 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[DescribeLogDirsPartition] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1811,6 +1843,8 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[DescribeLogDirsResult] = []
                 for results_index in range(results_n):
@@ -1843,6 +1877,8 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[DescribeLogDirsTopic] = []
                                 for topics_index in range(topics_n):
@@ -1872,6 +1908,8 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[DescribeLogDirsPartition] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

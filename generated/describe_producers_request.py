@@ -224,6 +224,8 @@ def _read_DescribeProducersRequest_v0(buf: bytes, pos: int) -> tuple[DescribePro
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicRequest] = []
                 for topics_index in range(topics_n):

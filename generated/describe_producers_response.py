@@ -332,6 +332,8 @@ def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse,
                 active_producers_n, pos = _w.read_count(buf, pos, True)
             if active_producers_n < 0:
                 raise DecodeError("non-nullable field active_producers was null", offset=pos)
+            elif active_producers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 active_producers_items: list[ProducerState] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -437,6 +439,8 @@ def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionResponse] = []
                 for partitions_index in range(partitions_n):
@@ -472,6 +476,8 @@ def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
                                 active_producers_n, pos = _w.read_count(buf, pos, True)
                             if active_producers_n < 0:
                                 raise DecodeError("non-nullable field active_producers was null", offset=pos)
+                            elif active_producers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 active_producers_items: list[ProducerState] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -586,6 +592,8 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicResponse] = []
                 for topics_index in range(topics_n):
@@ -615,6 +623,8 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionResponse] = []
                                 for partitions_index in range(partitions_n):
@@ -650,6 +660,8 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
                                                 active_producers_n, pos = _w.read_count(buf, pos, True)
                                             if active_producers_n < 0:
                                                 raise DecodeError("non-nullable field active_producers was null", offset=pos)
+                                            elif active_producers_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 active_producers_items: list[ProducerState] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

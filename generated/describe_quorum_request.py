@@ -227,6 +227,8 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -325,6 +327,8 @@ def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuor
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -354,6 +358,8 @@ def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuor
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -566,6 +566,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 current_voters_n, pos = _w.read_count(buf, pos, True)
             if current_voters_n < 0:
                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 current_voters_items: list[ReplicaState] = []
                 for current_voters_index in range(current_voters_n):
@@ -602,6 +604,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 observers_n, pos = _w.read_count(buf, pos, True)
             if observers_n < 0:
                 raise DecodeError("non-nullable field observers was null", offset=pos)
+            elif observers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 observers_items: list[ReplicaState] = []
                 for observers_index in range(observers_n):
@@ -722,6 +726,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 current_voters_n, pos = _w.read_count(buf, pos, True)
             if current_voters_n < 0:
                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 current_voters_items: list[ReplicaState] = []
                 for current_voters_index in range(current_voters_n):
@@ -756,6 +762,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 observers_n, pos = _w.read_count(buf, pos, True)
             if observers_n < 0:
                 raise DecodeError("non-nullable field observers was null", offset=pos)
+            elif observers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 observers_items: list[ReplicaState] = []
                 for observers_index in range(observers_n):
@@ -891,6 +899,8 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 current_voters_n, pos = _w.read_count(buf, pos, True)
             if current_voters_n < 0:
                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 current_voters_items: list[ReplicaState] = []
                 for current_voters_index in range(current_voters_n):
@@ -929,6 +939,8 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 observers_n, pos = _w.read_count(buf, pos, True)
             if observers_n < 0:
                 raise DecodeError("non-nullable field observers was null", offset=pos)
+            elif observers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 observers_items: list[ReplicaState] = []
                 for observers_index in range(observers_n):
@@ -1064,6 +1076,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -1085,6 +1099,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 current_voters_n, pos = _w.read_count(buf, pos, True)
                             if current_voters_n < 0:
                                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                            elif current_voters_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 current_voters_items: list[ReplicaState] = []
                                 for current_voters_index in range(current_voters_n):
@@ -1121,6 +1137,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 observers_n, pos = _w.read_count(buf, pos, True)
                             if observers_n < 0:
                                 raise DecodeError("non-nullable field observers was null", offset=pos)
+                            elif observers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 observers_items: list[ReplicaState] = []
                                 for observers_index in range(observers_n):
@@ -1251,6 +1269,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -1272,6 +1292,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 current_voters_n, pos = _w.read_count(buf, pos, True)
                             if current_voters_n < 0:
                                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                            elif current_voters_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 current_voters_items: list[ReplicaState] = []
                                 for current_voters_index in range(current_voters_n):
@@ -1306,6 +1328,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 observers_n, pos = _w.read_count(buf, pos, True)
                             if observers_n < 0:
                                 raise DecodeError("non-nullable field observers was null", offset=pos)
+                            elif observers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 observers_items: list[ReplicaState] = []
                                 for observers_index in range(observers_n):
@@ -1434,6 +1458,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -1472,6 +1498,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 current_voters_n, pos = _w.read_count(buf, pos, True)
                             if current_voters_n < 0:
                                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                            elif current_voters_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 current_voters_items: list[ReplicaState] = []
                                 for current_voters_index in range(current_voters_n):
@@ -1510,6 +1538,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 observers_n, pos = _w.read_count(buf, pos, True)
                             if observers_n < 0:
                                 raise DecodeError("non-nullable field observers was null", offset=pos)
+                            elif observers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 observers_items: list[ReplicaState] = []
                                 for observers_index in range(observers_n):
@@ -1722,6 +1752,8 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):
@@ -1844,6 +1876,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -1873,6 +1907,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1894,6 +1930,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                                 current_voters_n, pos = _w.read_count(buf, pos, True)
                                             if current_voters_n < 0:
                                                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                                            elif current_voters_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 current_voters_items: list[ReplicaState] = []
                                                 for current_voters_index in range(current_voters_n):
@@ -1930,6 +1968,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                                 observers_n, pos = _w.read_count(buf, pos, True)
                                             if observers_n < 0:
                                                 raise DecodeError("non-nullable field observers was null", offset=pos)
+                                            elif observers_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 observers_items: list[ReplicaState] = []
                                                 for observers_index in range(observers_n):
@@ -2059,6 +2099,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -2088,6 +2130,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -2109,6 +2153,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                                 current_voters_n, pos = _w.read_count(buf, pos, True)
                                             if current_voters_n < 0:
                                                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                                            elif current_voters_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 current_voters_items: list[ReplicaState] = []
                                                 for current_voters_index in range(current_voters_n):
@@ -2143,6 +2189,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                                 observers_n, pos = _w.read_count(buf, pos, True)
                                             if observers_n < 0:
                                                 raise DecodeError("non-nullable field observers was null", offset=pos)
+                                            elif observers_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 observers_items: list[ReplicaState] = []
                                                 for observers_index in range(observers_n):
@@ -2284,6 +2332,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -2313,6 +2363,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -2351,6 +2403,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                                 current_voters_n, pos = _w.read_count(buf, pos, True)
                                             if current_voters_n < 0:
                                                 raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                                            elif current_voters_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 current_voters_items: list[ReplicaState] = []
                                                 for current_voters_index in range(current_voters_n):
@@ -2389,6 +2443,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                                 observers_n, pos = _w.read_count(buf, pos, True)
                                             if observers_n < 0:
                                                 raise DecodeError("non-nullable field observers was null", offset=pos)
+                                            elif observers_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 observers_items: list[ReplicaState] = []
                                                 for observers_index in range(observers_n):
@@ -2453,6 +2509,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                 nodes_n, pos = _w.read_count(buf, pos, True)
             if nodes_n < 0:
                 raise DecodeError("non-nullable field nodes was null", offset=pos)
+            elif nodes_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 nodes_items: KeyedList[Node] = KeyedList()
                 for nodes_index in range(nodes_n):
@@ -2473,6 +2531,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                 listeners_n, pos = _w.read_count(buf, pos, True)
                             if listeners_n < 0:
                                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+                            elif listeners_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 listeners_items: KeyedList[Listener] = KeyedList()
                                 for listeners_index in range(listeners_n):

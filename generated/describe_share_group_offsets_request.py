@@ -282,6 +282,8 @@ def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tu
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 group.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -408,6 +410,8 @@ def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[D
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribeShareGroupOffsetsRequestGroup] = []
                 for groups_index in range(groups_n):
@@ -437,6 +441,8 @@ def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[D
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 groups_item.topics = None
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
                                 for topics_index in range(topics_n):

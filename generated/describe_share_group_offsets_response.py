@@ -420,6 +420,8 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tup
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -555,6 +557,8 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tup
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -687,6 +691,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
                 for topics_index in range(topics_n):
@@ -718,6 +724,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -884,6 +892,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
                 for topics_index in range(topics_n):
@@ -915,6 +925,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -1071,6 +1083,8 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
                 for groups_index in range(groups_n):
@@ -1100,6 +1114,8 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
                                 for topics_index in range(topics_n):
@@ -1131,6 +1147,8 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                                                 for partitions_index in range(partitions_n):
@@ -1288,6 +1306,8 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
                 for groups_index in range(groups_n):
@@ -1317,6 +1337,8 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
                                 for topics_index in range(topics_n):
@@ -1348,6 +1370,8 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                                                 for partitions_index in range(partitions_n):

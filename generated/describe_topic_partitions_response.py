@@ -544,6 +544,8 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -798,6 +800,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[DescribeTopicPartitionsResponseTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -838,6 +842,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
                                 for partitions_index in range(partitions_n):

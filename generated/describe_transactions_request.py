@@ -81,6 +81,8 @@ def _read_DescribeTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[Describe
                 transactional_ids_n, pos = _w.read_count(buf, pos, True)
             if transactional_ids_n < 0:
                 raise DecodeError("non-nullable field transactional_ids was null", offset=pos)
+            elif transactional_ids_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 transactional_ids_items: list[str] = []
                 for index in range(transactional_ids_n):

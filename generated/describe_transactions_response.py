@@ -353,6 +353,8 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[TopicData] = KeyedList()
                 for topics_index in range(topics_n):
@@ -496,6 +498,8 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                 transaction_states_n, pos = _w.read_count(buf, pos, True)
             if transaction_states_n < 0:
                 raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+            elif transaction_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 transaction_states_items: list[TransactionState] = []
                 for transaction_states_index in range(transaction_states_n):
@@ -543,6 +547,8 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: KeyedList[TopicData] = KeyedList()
                                 for topics_index in range(topics_n):

@@ -183,6 +183,8 @@ def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[
                 users_n, pos = _w.read_count(buf, pos, True)
             if users_n < 0:
                 request.users = None
+            elif users_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 users_items: list[UserName] = []
                 for users_index in range(users_n):

@@ -287,6 +287,8 @@ def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[D
                 credential_infos_n, pos = _w.read_count(buf, pos, True)
             if credential_infos_n < 0:
                 raise DecodeError("non-nullable field credential_infos was null", offset=pos)
+            elif credential_infos_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 credential_infos_items: list[CredentialInfo] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -408,6 +410,8 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[DescribeUserScramCredentialsResult] = []
                 for results_index in range(results_n):
@@ -455,6 +459,8 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
                                 credential_infos_n, pos = _w.read_count(buf, pos, True)
                             if credential_infos_n < 0:
                                 raise DecodeError("non-nullable field credential_infos was null", offset=pos)
+                            elif credential_infos_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 credential_infos_items: list[CredentialInfo] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -455,6 +455,8 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
                 topic_partitions_n, pos = _w.read_count(buf, pos, True)
             if topic_partitions_n < 0:
                 request.topic_partitions = None
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
                 for topic_partitions_index in range(topic_partitions_n):

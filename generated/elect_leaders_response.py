@@ -385,6 +385,8 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
                 partition_result_n, pos = _w.read_count(buf, pos, True)
             if partition_result_n < 0:
                 raise DecodeError("non-nullable field partition_result was null", offset=pos)
+            elif partition_result_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_result_items: list[PartitionResult] = []
                 for partition_result_index in range(partition_result_n):
@@ -696,6 +698,8 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                 replica_election_results_n, pos = _w.read_count(buf, pos, True)
             if replica_election_results_n < 0:
                 raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+            elif replica_election_results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 replica_election_results_items: list[ReplicaElectionResult] = []
                 for replica_election_results_index in range(replica_election_results_n):
@@ -725,6 +729,8 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                                 partition_result_n, pos = _w.read_count(buf, pos, True)
                             if partition_result_n < 0:
                                 raise DecodeError("non-nullable field partition_result was null", offset=pos)
+                            elif partition_result_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_result_items: list[PartitionResult] = []
                                 for partition_result_index in range(partition_result_n):

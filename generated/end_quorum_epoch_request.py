@@ -413,6 +413,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 preferred_candidates_n, pos = _w.read_count(buf, pos, True)
             if preferred_candidates_n < 0:
                 raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
+            elif preferred_candidates_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 preferred_candidates_items: list[ReplicaInfo] = []
                 for preferred_candidates_index in range(preferred_candidates_n):
@@ -599,6 +601,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -619,6 +623,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                                 preferred_candidates_n, pos = _w.read_count(buf, pos, True)
                             if preferred_candidates_n < 0:
                                 raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
+                            elif preferred_candidates_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 preferred_candidates_items: list[ReplicaInfo] = []
                                 for preferred_candidates_index in range(preferred_candidates_n):
@@ -938,6 +944,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -967,6 +975,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -987,6 +997,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                                                 preferred_candidates_n, pos = _w.read_count(buf, pos, True)
                                             if preferred_candidates_n < 0:
                                                 raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
+                                            elif preferred_candidates_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 preferred_candidates_items: list[ReplicaInfo] = []
                                                 for preferred_candidates_index in range(preferred_candidates_n):
@@ -1048,6 +1060,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                 leader_endpoints_n, pos = _w.read_count(buf, pos, True)
             if leader_endpoints_n < 0:
                 raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
+            elif leader_endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
                 for leader_endpoints_index in range(leader_endpoints_n):

@@ -422,6 +422,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -691,6 +693,8 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -720,6 +724,8 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -782,6 +788,8 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
                             node_endpoints_n, pos = _w.read_count(buf, pos, True)
                         if node_endpoints_n < 0:
                             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                             for node_endpoints_index in range(node_endpoints_n):

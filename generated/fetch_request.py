@@ -1031,6 +1031,8 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[FetchPartition] = []
                 for partitions_index in range(partitions_n):
@@ -1138,6 +1140,8 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[FetchPartition] = []
                 for partitions_index in range(partitions_n):
@@ -1238,6 +1242,8 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[FetchPartition] = []
                 for partitions_index in range(partitions_n):
@@ -1360,6 +1366,8 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[FetchPartition] = []
                 for partitions_index in range(partitions_n):
@@ -2364,6 +2372,8 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[FetchTopic] = []
                 for topics_index in range(topics_n):
@@ -2394,6 +2404,8 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[FetchPartition] = []
                                 for partitions_index in range(partitions_n):
@@ -2442,6 +2454,8 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
             if forgotten_topics_data_n < 0:
                 raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 forgotten_topics_data_items: list[ForgottenTopic] = []
                 for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -2654,6 +2668,8 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[FetchTopic] = []
                 for topics_index in range(topics_n):
@@ -2674,6 +2690,8 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[FetchPartition] = []
                                 for partitions_index in range(partitions_n):
@@ -2722,6 +2740,8 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
             if forgotten_topics_data_n < 0:
                 raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 forgotten_topics_data_items: list[ForgottenTopic] = []
                 for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -2925,6 +2945,8 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[FetchTopic] = []
                 for topics_index in range(topics_n):
@@ -2945,6 +2967,8 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[FetchPartition] = []
                                 for partitions_index in range(partitions_n):
@@ -2993,6 +3017,8 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
             if forgotten_topics_data_n < 0:
                 raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 forgotten_topics_data_items: list[ForgottenTopic] = []
                 for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -3213,6 +3239,8 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[FetchTopic] = []
                 for topics_index in range(topics_n):
@@ -3233,6 +3261,8 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[FetchPartition] = []
                                 for partitions_index in range(partitions_n):
@@ -3303,6 +3333,8 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
             if forgotten_topics_data_n < 0:
                 raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 forgotten_topics_data_items: list[ForgottenTopic] = []
                 for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -3523,6 +3555,8 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[FetchTopic] = []
                 for topics_index in range(topics_n):
@@ -3543,6 +3577,8 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[FetchPartition] = []
                                 for partitions_index in range(partitions_n):
@@ -3619,6 +3655,8 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
             if forgotten_topics_data_n < 0:
                 raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 forgotten_topics_data_items: list[ForgottenTopic] = []
                 for forgotten_topics_data_index in range(forgotten_topics_data_n):

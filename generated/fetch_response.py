@@ -1036,6 +1036,8 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
                 aborted_transactions_n, pos = _w.read_count(buf, pos, True)
             if aborted_transactions_n < 0:
                 data.aborted_transactions = None
+            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 aborted_transactions_items: list[AbortedTransaction] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1577,6 +1579,8 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -1597,6 +1601,8 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                             if aborted_transactions_n < 0:
                                 partitions_item.aborted_transactions = None
+                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 aborted_transactions_items: list[AbortedTransaction] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1774,6 +1780,8 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -1794,6 +1802,8 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                             if aborted_transactions_n < 0:
                                 partitions_item.aborted_transactions = None
+                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 aborted_transactions_items: list[AbortedTransaction] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -2593,6 +2603,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: list[FetchableTopicResponse] = []
                 for responses_index in range(responses_n):
@@ -2623,6 +2635,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -2643,6 +2657,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                                 aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                                             if aborted_transactions_n < 0:
                                                 partitions_item.aborted_transactions = None
+                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 aborted_transactions_items: list[AbortedTransaction] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -2827,6 +2843,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: list[FetchableTopicResponse] = []
                 for responses_index in range(responses_n):
@@ -2847,6 +2865,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -2867,6 +2887,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                                 aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                                             if aborted_transactions_n < 0:
                                                 partitions_item.aborted_transactions = None
+                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 aborted_transactions_items: list[AbortedTransaction] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -3051,6 +3073,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: list[FetchableTopicResponse] = []
                 for responses_index in range(responses_n):
@@ -3071,6 +3095,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -3091,6 +3117,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                                 aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                                             if aborted_transactions_n < 0:
                                                 partitions_item.aborted_transactions = None
+                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 aborted_transactions_items: list[AbortedTransaction] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -3229,6 +3257,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                             node_endpoints_n, pos = _w.read_count(buf, pos, True)
                         if node_endpoints_n < 0:
                             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                             for node_endpoints_index in range(node_endpoints_n):

@@ -469,6 +469,8 @@ def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionSnapshot] = []
                 for partitions_index in range(partitions_n):
@@ -589,6 +591,8 @@ def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionSnapshot] = []
                 for partitions_index in range(partitions_n):
@@ -723,6 +727,8 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicSnapshot] = []
                 for topics_index in range(topics_n):
@@ -752,6 +758,8 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionSnapshot] = []
                                 for partitions_index in range(partitions_n):
@@ -915,6 +923,8 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicSnapshot] = []
                 for topics_index in range(topics_n):
@@ -944,6 +954,8 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionSnapshot] = []
                                 for partitions_index in range(partitions_n):

@@ -604,6 +604,8 @@ def _read_TopicSnapshot_v0_1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionSnapshot] = []
                 for partitions_index in range(partitions_n):
@@ -836,6 +838,8 @@ def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicSnapshot] = []
                 for topics_index in range(topics_n):
@@ -865,6 +869,8 @@ def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionSnapshot] = []
                                 for partitions_index in range(partitions_n):
@@ -1032,6 +1038,8 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicSnapshot] = []
                 for topics_index in range(topics_n):
@@ -1061,6 +1069,8 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionSnapshot] = []
                                 for partitions_index in range(partitions_n):
@@ -1182,6 +1192,8 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                             node_endpoints_n, pos = _w.read_count(buf, pos, True)
                         if node_endpoints_n < 0:
                             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                             for node_endpoints_index in range(node_endpoints_n):

@@ -252,6 +252,8 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
                 coordinator_keys_n, pos = _w.read_count(buf, pos, True)
             if coordinator_keys_n < 0:
                 raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
+            elif coordinator_keys_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 coordinator_keys_items: list[str] = []
                 for index in range(coordinator_keys_n):

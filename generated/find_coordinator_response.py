@@ -526,6 +526,8 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
                 coordinators_n, pos = _w.read_count(buf, pos, True)
             if coordinators_n < 0:
                 raise DecodeError("non-nullable field coordinators was null", offset=pos)
+            elif coordinators_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 coordinators_items: list[Coordinator] = []
                 for coordinators_index in range(coordinators_n):

@@ -170,6 +170,8 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
                 requested_metrics_n, pos = _w.read_count(buf, pos, True)
             if requested_metrics_n < 0:
                 raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
+            elif requested_metrics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 requested_metrics_items: list[str] = []
                 for index in range(requested_metrics_n):

@@ -426,6 +426,8 @@ def _read_AlterConfigsResource_v1(buf: bytes, pos: int) -> tuple[AlterConfigsRes
                 configs_n, pos = _w.read_count(buf, pos, True)
             if configs_n < 0:
                 raise DecodeError("non-nullable field configs was null", offset=pos)
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 configs_items: KeyedList[AlterableConfig] = KeyedList()
                 for configs_index in range(configs_n):
@@ -656,6 +658,8 @@ def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[Incre
                 resources_n, pos = _w.read_count(buf, pos, True)
             if resources_n < 0:
                 raise DecodeError("non-nullable field resources was null", offset=pos)
+            elif resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 resources_items: KeyedList[AlterConfigsResource] = KeyedList()
                 for resources_index in range(resources_n):
@@ -688,6 +692,8 @@ def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[Incre
                                 configs_n, pos = _w.read_count(buf, pos, True)
                             if configs_n < 0:
                                 raise DecodeError("non-nullable field configs was null", offset=pos)
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 configs_items: KeyedList[AlterableConfig] = KeyedList()
                                 for configs_index in range(configs_n):

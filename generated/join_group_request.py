@@ -632,6 +632,8 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
                 protocols_n, pos = _w.read_count(buf, pos, True)
             if protocols_n < 0:
                 raise DecodeError("non-nullable field protocols was null", offset=pos)
+            elif protocols_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
                 for protocols_index in range(protocols_n):
@@ -824,6 +826,8 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
                 protocols_n, pos = _w.read_count(buf, pos, True)
             if protocols_n < 0:
                 raise DecodeError("non-nullable field protocols was null", offset=pos)
+            elif protocols_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
                 for protocols_index in range(protocols_n):

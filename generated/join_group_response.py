@@ -700,6 +700,8 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[JoinGroupResponseMember] = []
                 for members_index in range(members_n):
@@ -910,6 +912,8 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[JoinGroupResponseMember] = []
                 for members_index in range(members_n):
@@ -1118,6 +1122,8 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[JoinGroupResponseMember] = []
                 for members_index in range(members_n):

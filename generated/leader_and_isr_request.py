@@ -1318,6 +1318,8 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                 partition_states_n, pos = _w.read_count(buf, pos, True)
             if partition_states_n < 0:
                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_states_items: list[LeaderAndIsrPartitionState] = []
                 for partition_states_index in range(partition_states_n):
@@ -1502,6 +1504,8 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                 partition_states_n, pos = _w.read_count(buf, pos, True)
             if partition_states_n < 0:
                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_states_items: list[LeaderAndIsrPartitionState] = []
                 for partition_states_index in range(partition_states_n):
@@ -1689,6 +1693,8 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                 partition_states_n, pos = _w.read_count(buf, pos, True)
             if partition_states_n < 0:
                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_states_items: list[LeaderAndIsrPartitionState] = []
                 for partition_states_index in range(partition_states_n):
@@ -2606,6 +2612,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[LeaderAndIsrTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -2636,6 +2644,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[LeaderAndIsrPartitionState] = []
                                 for partition_states_index in range(partition_states_n):
@@ -2750,6 +2760,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 live_leaders_n, pos = _w.read_count(buf, pos, True)
             if live_leaders_n < 0:
                 raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 live_leaders_items: list[LeaderAndIsrLiveLeader] = []
                 for live_leaders_index in range(live_leaders_n):
@@ -2888,6 +2900,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[LeaderAndIsrTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -2919,6 +2933,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[LeaderAndIsrPartitionState] = []
                                 for partition_states_index in range(partition_states_n):
@@ -3033,6 +3049,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 live_leaders_n, pos = _w.read_count(buf, pos, True)
             if live_leaders_n < 0:
                 raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 live_leaders_items: list[LeaderAndIsrLiveLeader] = []
                 for live_leaders_index in range(live_leaders_n):
@@ -3169,6 +3187,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[LeaderAndIsrTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -3200,6 +3220,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[LeaderAndIsrPartitionState] = []
                                 for partition_states_index in range(partition_states_n):
@@ -3313,6 +3335,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 live_leaders_n, pos = _w.read_count(buf, pos, True)
             if live_leaders_n < 0:
                 raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 live_leaders_items: list[LeaderAndIsrLiveLeader] = []
                 for live_leaders_index in range(live_leaders_n):
@@ -3448,6 +3472,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[LeaderAndIsrTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -3479,6 +3505,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[LeaderAndIsrPartitionState] = []
                                 for partition_states_index in range(partition_states_n):
@@ -3592,6 +3620,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                 live_leaders_n, pos = _w.read_count(buf, pos, True)
             if live_leaders_n < 0:
                 raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 live_leaders_items: list[LeaderAndIsrLiveLeader] = []
                 for live_leaders_index in range(live_leaders_n):

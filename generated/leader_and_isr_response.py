@@ -353,6 +353,8 @@ def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                 partition_errors_n, pos = _w.read_count(buf, pos, True)
             if partition_errors_n < 0:
                 raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+            elif partition_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_errors_items: list[LeaderAndIsrPartitionError] = []
                 for partition_errors_index in range(partition_errors_n):
@@ -526,6 +528,8 @@ def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRes
                 partition_errors_n, pos = _w.read_count(buf, pos, True)
             if partition_errors_n < 0:
                 raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+            elif partition_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_errors_items: list[LeaderAndIsrPartitionError] = []
                 for partition_errors_index in range(partition_errors_n):
@@ -637,6 +641,8 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
                 for topics_index in range(topics_n):
@@ -656,6 +662,8 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
                                 partition_errors_n, pos = _w.read_count(buf, pos, True)
                             if partition_errors_n < 0:
                                 raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+                            elif partition_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_errors_items: list[LeaderAndIsrPartitionError] = []
                                 for partition_errors_index in range(partition_errors_n):

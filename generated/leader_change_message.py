@@ -253,6 +253,8 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
                 voters_n, pos = _w.read_count(buf, pos, True)
             if voters_n < 0:
                 raise DecodeError("non-nullable field voters was null", offset=pos)
+            elif voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 voters_items: list[Voter] = []
                 for voters_index in range(voters_n):
@@ -287,6 +289,8 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
                 granting_voters_n, pos = _w.read_count(buf, pos, True)
             if granting_voters_n < 0:
                 raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+            elif granting_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 granting_voters_items: list[Voter] = []
                 for granting_voters_index in range(granting_voters_n):
@@ -404,6 +408,8 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
                 voters_n, pos = _w.read_count(buf, pos, True)
             if voters_n < 0:
                 raise DecodeError("non-nullable field voters was null", offset=pos)
+            elif voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 voters_items: list[Voter] = []
                 for voters_index in range(voters_n):
@@ -439,6 +445,8 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
                 granting_voters_n, pos = _w.read_count(buf, pos, True)
             if granting_voters_n < 0:
                 raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+            elif granting_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 granting_voters_items: list[Voter] = []
                 for granting_voters_index in range(granting_voters_n):

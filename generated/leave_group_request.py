@@ -496,6 +496,8 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[MemberIdentity] = []
                 for members_index in range(members_n):
@@ -638,6 +640,8 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[MemberIdentity] = []
                 for members_index in range(members_n):

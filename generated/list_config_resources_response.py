@@ -280,6 +280,8 @@ def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConf
                 config_resources_n, pos = _w.read_count(buf, pos, True)
             if config_resources_n < 0:
                 raise DecodeError("non-nullable field config_resources was null", offset=pos)
+            elif config_resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 config_resources_items: list[ConfigResource] = []
                 for config_resources_index in range(config_resources_n):
@@ -387,6 +389,8 @@ def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConf
                 config_resources_n, pos = _w.read_count(buf, pos, True)
             if config_resources_n < 0:
                 raise DecodeError("non-nullable field config_resources was null", offset=pos)
+            elif config_resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 config_resources_items: list[ConfigResource] = []
                 for config_resources_index in range(config_resources_n):

@@ -164,6 +164,8 @@ def _read_ListGroupsRequest_v4(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
                 states_filter_n, pos = _w.read_count(buf, pos, True)
             if states_filter_n < 0:
                 raise DecodeError("non-nullable field states_filter was null", offset=pos)
+            elif states_filter_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 states_filter_items: list[str] = []
                 for index in range(states_filter_n):
@@ -247,6 +249,8 @@ def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
                 states_filter_n, pos = _w.read_count(buf, pos, True)
             if states_filter_n < 0:
                 raise DecodeError("non-nullable field states_filter was null", offset=pos)
+            elif states_filter_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 states_filter_items: list[str] = []
                 for index in range(states_filter_n):
@@ -265,6 +269,8 @@ def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
                 types_filter_n, pos = _w.read_count(buf, pos, True)
             if types_filter_n < 0:
                 raise DecodeError("non-nullable field types_filter was null", offset=pos)
+            elif types_filter_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 types_filter_items: list[str] = []
                 for index in range(types_filter_n):

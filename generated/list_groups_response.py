@@ -671,6 +671,8 @@ def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsRespons
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[ListedGroup] = []
                 for groups_index in range(groups_n):
@@ -791,6 +793,8 @@ def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsRespons
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[ListedGroup] = []
                 for groups_index in range(groups_n):
@@ -922,6 +926,8 @@ def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsRespons
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[ListedGroup] = []
                 for groups_index in range(groups_n):

@@ -494,6 +494,8 @@ def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[ListOffsetsPartition] = []
                 for partitions_index in range(partitions_n):
@@ -888,6 +890,8 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[ListOffsetsTopic] = []
                 for topics_index in range(topics_n):
@@ -917,6 +921,8 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[ListOffsetsPartition] = []
                                 for partitions_index in range(partitions_n):
@@ -1028,6 +1034,8 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[ListOffsetsTopic] = []
                 for topics_index in range(topics_n):
@@ -1057,6 +1065,8 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[ListOffsetsPartition] = []
                                 for partitions_index in range(partitions_n):

@@ -237,6 +237,8 @@ def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[Li
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                request.topics = []
             else:
                 topics_items: list[ListPartitionReassignmentsTopics] = []
                 for topics_index in range(topics_n):

@@ -361,6 +361,8 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OngoingPartitionReassignment] = []
                 for partitions_index in range(partitions_n):
@@ -526,6 +528,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OngoingTopicReassignment] = []
                 for topics_index in range(topics_n):
@@ -555,6 +559,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OngoingPartitionReassignment] = []
                                 for partitions_index in range(partitions_n):

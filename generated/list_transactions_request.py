@@ -108,6 +108,8 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
                 state_filters_n, pos = _w.read_count(buf, pos, True)
             if state_filters_n < 0:
                 raise DecodeError("non-nullable field state_filters was null", offset=pos)
+            elif state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_filters_items: list[str] = []
                 for index in range(state_filters_n):
@@ -225,6 +227,8 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
                 state_filters_n, pos = _w.read_count(buf, pos, True)
             if state_filters_n < 0:
                 raise DecodeError("non-nullable field state_filters was null", offset=pos)
+            elif state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_filters_items: list[str] = []
                 for index in range(state_filters_n):
@@ -344,6 +348,8 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
                 state_filters_n, pos = _w.read_count(buf, pos, True)
             if state_filters_n < 0:
                 raise DecodeError("non-nullable field state_filters was null", offset=pos)
+            elif state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_filters_items: list[str] = []
                 for index in range(state_filters_n):

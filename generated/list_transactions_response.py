@@ -249,6 +249,8 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
                 unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
             if unknown_state_filters_n < 0:
                 raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
+            elif unknown_state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 unknown_state_filters_items: list[str] = []
                 for index in range(unknown_state_filters_n):
@@ -267,6 +269,8 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
                 transaction_states_n, pos = _w.read_count(buf, pos, True)
             if transaction_states_n < 0:
                 raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+            elif transaction_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 transaction_states_items: list[TransactionState] = []
                 for transaction_states_index in range(transaction_states_n):

@@ -611,6 +611,8 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[MetadataRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -718,6 +720,8 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[MetadataRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -830,6 +834,8 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[MetadataRequestTopic] = []
                 for topics_index in range(topics_n):

@@ -1455,6 +1455,8 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[MetadataResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -1631,6 +1633,8 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[MetadataResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -1813,6 +1817,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[MetadataResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -3166,6 +3172,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
                 for brokers_index in range(brokers_n):
@@ -3247,6 +3255,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -3283,6 +3293,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[MetadataResponsePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -3471,6 +3483,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
                 for brokers_index in range(brokers_n):
@@ -3552,6 +3566,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -3589,6 +3605,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[MetadataResponsePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -3778,6 +3796,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
                 for brokers_index in range(brokers_n):
@@ -3859,6 +3879,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -3896,6 +3918,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[MetadataResponsePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -4082,6 +4106,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
                 for brokers_index in range(brokers_n):
@@ -4163,6 +4189,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -4203,6 +4231,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[MetadataResponsePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -4388,6 +4418,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_n, pos = _w.read_count(buf, pos, True)
             if brokers_n < 0:
                 raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
                 for brokers_index in range(brokers_n):
@@ -4469,6 +4501,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -4509,6 +4543,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[MetadataResponsePartition] = []
                                 for partitions_index in range(partitions_n):

@@ -554,6 +554,8 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetCommitRequestPartition] = []
                 for partitions_index in range(partitions_n):
@@ -675,6 +677,8 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetCommitRequestPartition] = []
                 for partitions_index in range(partitions_n):
@@ -1293,6 +1297,8 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetCommitRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -1323,6 +1329,8 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetCommitRequestPartition] = []
                                 for partitions_index in range(partitions_n):
@@ -1512,6 +1520,8 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetCommitRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -1532,6 +1542,8 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetCommitRequestPartition] = []
                                 for partitions_index in range(partitions_n):

@@ -360,6 +360,8 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetCommitResponsePartition] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -461,6 +463,8 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetCommitResponsePartition] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -741,6 +745,8 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetCommitResponseTopic] = []
                 for topics_index in range(topics_n):
@@ -771,6 +777,8 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetCommitResponsePartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -877,6 +885,8 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetCommitResponseTopic] = []
                 for topics_index in range(topics_n):
@@ -897,6 +907,8 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetCommitResponsePartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -598,6 +598,8 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 group.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchRequestTopics] = []
                 for topics_index in range(topics_n):
@@ -755,6 +757,8 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 group.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchRequestTopics] = []
                 for topics_index in range(topics_n):
@@ -917,6 +921,8 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 group.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchRequestTopics] = []
                 for topics_index in range(topics_n):
@@ -1216,6 +1222,8 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -1358,6 +1366,8 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -1492,6 +1502,8 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[OffsetFetchRequestGroup] = []
                 for groups_index in range(groups_n):
@@ -1523,6 +1535,8 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 groups_item.topics = None
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[OffsetFetchRequestTopics] = []
                                 for topics_index in range(topics_n):
@@ -1663,6 +1677,8 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[OffsetFetchRequestGroup] = []
                 for groups_index in range(groups_n):
@@ -1710,6 +1726,8 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 groups_item.topics = None
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[OffsetFetchRequestTopics] = []
                                 for topics_index in range(topics_n):
@@ -1850,6 +1868,8 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[OffsetFetchRequestGroup] = []
                 for groups_index in range(groups_n):
@@ -1897,6 +1917,8 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 groups_item.topics = None
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[OffsetFetchRequestTopics] = []
                                 for topics_index in range(topics_n):

@@ -719,6 +719,8 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetFetchResponsePartition] = []
                 for partitions_index in range(partitions_n):
@@ -920,6 +922,8 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetFetchResponsePartitions] = []
                 for partitions_index in range(partitions_n):
@@ -1043,6 +1047,8 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetFetchResponsePartitions] = []
                 for partitions_index in range(partitions_n):
@@ -1168,6 +1174,8 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchResponseTopics] = []
                 for topics_index in range(topics_n):
@@ -1198,6 +1206,8 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetFetchResponsePartitions] = []
                                 for partitions_index in range(partitions_n):
@@ -1348,6 +1358,8 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchResponseTopics] = []
                 for topics_index in range(topics_n):
@@ -1368,6 +1380,8 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetFetchResponsePartitions] = []
                                 for partitions_index in range(partitions_n):
@@ -1916,6 +1930,8 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[OffsetFetchResponseTopic] = []
                 for topics_index in range(topics_n):
@@ -1945,6 +1961,8 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetFetchResponsePartition] = []
                                 for partitions_index in range(partitions_n):
@@ -2081,6 +2099,8 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[OffsetFetchResponseGroup] = []
                 for groups_index in range(groups_n):
@@ -2110,6 +2130,8 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[OffsetFetchResponseTopics] = []
                                 for topics_index in range(topics_n):
@@ -2140,6 +2162,8 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[OffsetFetchResponsePartitions] = []
                                                 for partitions_index in range(partitions_n):
@@ -2287,6 +2311,8 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[OffsetFetchResponseGroup] = []
                 for groups_index in range(groups_n):
@@ -2316,6 +2342,8 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[OffsetFetchResponseTopics] = []
                                 for topics_index in range(topics_n):
@@ -2336,6 +2364,8 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[OffsetFetchResponsePartitions] = []
                                                 for partitions_index in range(partitions_n):

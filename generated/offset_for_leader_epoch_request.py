@@ -358,6 +358,8 @@ def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeader
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[OffsetForLeaderPartition] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -643,6 +645,8 @@ def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetFo
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -672,6 +676,8 @@ def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetFo
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[OffsetForLeaderPartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

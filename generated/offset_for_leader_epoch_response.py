@@ -362,6 +362,8 @@ def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetFor
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[EpochEndOffset] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -557,6 +559,8 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
                 for topics_index in range(topics_n):
@@ -586,6 +590,8 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[EpochEndOffset] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -562,6 +562,8 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                             directories_n, pos = _w.read_count(buf, pos, True)
                         if directories_n < 0:
                             record.directories = None
+                        elif directories_n == 0:  # no element: no loop to set up
+                            record.directories = []
                         else:
                             directories_items: list[UUID] = []
                             for index in range(directories_n):
@@ -928,6 +930,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                             directories_n, pos = _w.read_count(buf, pos, True)
                         if directories_n < 0:
                             record.directories = None
+                        elif directories_n == 0:  # no element: no loop to set up
+                            record.directories = []
                         else:
                             directories_items: list[UUID] = []
                             for index in range(directories_n):

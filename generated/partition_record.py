@@ -460,6 +460,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 directories_n, pos = _w.read_count(buf, pos, True)
             if directories_n < 0:
                 raise DecodeError("non-nullable field directories was null", offset=pos)
+            elif directories_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 directories_items: list[UUID] = []
                 for index in range(directories_n):
@@ -716,6 +718,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 directories_n, pos = _w.read_count(buf, pos, True)
             if directories_n < 0:
                 raise DecodeError("non-nullable field directories was null", offset=pos)
+            elif directories_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 directories_items: list[UUID] = []
                 for index in range(directories_n):

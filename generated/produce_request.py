@@ -426,6 +426,8 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
                 partition_data_n, pos = _w.read_count(buf, pos, True)
             if partition_data_n < 0:
                 raise DecodeError("non-nullable field partition_data was null", offset=pos)
+            elif partition_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_data_items: list[PartitionProduceData] = []
                 for partition_data_index in range(partition_data_n):
@@ -559,6 +561,8 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
                 partition_data_n, pos = _w.read_count(buf, pos, True)
             if partition_data_n < 0:
                 raise DecodeError("non-nullable field partition_data was null", offset=pos)
+            elif partition_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_data_items: list[PartitionProduceData] = []
                 for partition_data_index in range(partition_data_n):
@@ -809,6 +813,8 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
                 topic_data_n, pos = _w.read_count(buf, pos, True)
             if topic_data_n < 0:
                 raise DecodeError("non-nullable field topic_data was null", offset=pos)
+            elif topic_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_data_items: KeyedList[TopicProduceData] = KeyedList()
                 for topic_data_index in range(topic_data_n):
@@ -839,6 +845,8 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
                                 partition_data_n, pos = _w.read_count(buf, pos, True)
                             if partition_data_n < 0:
                                 raise DecodeError("non-nullable field partition_data was null", offset=pos)
+                            elif partition_data_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_data_items: list[PartitionProduceData] = []
                                 for partition_data_index in range(partition_data_n):
@@ -995,6 +1003,8 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
                 topic_data_n, pos = _w.read_count(buf, pos, True)
             if topic_data_n < 0:
                 raise DecodeError("non-nullable field topic_data was null", offset=pos)
+            elif topic_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_data_items: KeyedList[TopicProduceData] = KeyedList()
                 for topic_data_index in range(topic_data_n):
@@ -1015,6 +1025,8 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
                                 partition_data_n, pos = _w.read_count(buf, pos, True)
                             if partition_data_n < 0:
                                 raise DecodeError("non-nullable field partition_data was null", offset=pos)
+                            elif partition_data_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_data_items: list[PartitionProduceData] = []
                                 for partition_data_index in range(partition_data_n):

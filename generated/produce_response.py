@@ -691,6 +691,8 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
                 record_errors_n, pos = _w.read_count(buf, pos, True)
             if record_errors_n < 0:
                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+            elif record_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                 for record_errors_index in range(record_errors_n):
@@ -823,6 +825,8 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
                 record_errors_n, pos = _w.read_count(buf, pos, True)
             if record_errors_n < 0:
                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+            elif record_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                 for record_errors_index in range(record_errors_n):
@@ -1247,6 +1251,8 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
                 partition_responses_n, pos = _w.read_count(buf, pos, True)
             if partition_responses_n < 0:
                 raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            elif partition_responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_responses_items: list[PartitionProduceResponse] = []
                 for partition_responses_index in range(partition_responses_n):
@@ -1267,6 +1273,8 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
                                 record_errors_n, pos = _w.read_count(buf, pos, True)
                             if record_errors_n < 0:
                                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                            elif record_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                                 for record_errors_index in range(record_errors_n):
@@ -1425,6 +1433,8 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
                 partition_responses_n, pos = _w.read_count(buf, pos, True)
             if partition_responses_n < 0:
                 raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            elif partition_responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_responses_items: list[PartitionProduceResponse] = []
                 for partition_responses_index in range(partition_responses_n):
@@ -1445,6 +1455,8 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
                                 record_errors_n, pos = _w.read_count(buf, pos, True)
                             if record_errors_n < 0:
                                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                            elif record_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                                 for record_errors_index in range(record_errors_n):
@@ -1615,6 +1627,8 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
                 partition_responses_n, pos = _w.read_count(buf, pos, True)
             if partition_responses_n < 0:
                 raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            elif partition_responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_responses_items: list[PartitionProduceResponse] = []
                 for partition_responses_index in range(partition_responses_n):
@@ -1635,6 +1649,8 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
                                 record_errors_n, pos = _w.read_count(buf, pos, True)
                             if record_errors_n < 0:
                                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                            elif record_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                                 for record_errors_index in range(record_errors_n):
@@ -2200,6 +2216,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[TopicProduceResponse] = KeyedList()
                 for responses_index in range(responses_n):
@@ -2230,6 +2248,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                 partition_responses_n, pos = _w.read_count(buf, pos, True)
                             if partition_responses_n < 0:
                                 raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            elif partition_responses_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_responses_items: list[PartitionProduceResponse] = []
                                 for partition_responses_index in range(partition_responses_n):
@@ -2250,6 +2270,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                                 record_errors_n, pos = _w.read_count(buf, pos, True)
                                             if record_errors_n < 0:
                                                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            elif record_errors_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                                                 for record_errors_index in range(record_errors_n):
@@ -2405,6 +2427,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[TopicProduceResponse] = KeyedList()
                 for responses_index in range(responses_n):
@@ -2435,6 +2459,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                                 partition_responses_n, pos = _w.read_count(buf, pos, True)
                             if partition_responses_n < 0:
                                 raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            elif partition_responses_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_responses_items: list[PartitionProduceResponse] = []
                                 for partition_responses_index in range(partition_responses_n):
@@ -2455,6 +2481,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                                                 record_errors_n, pos = _w.read_count(buf, pos, True)
                                             if record_errors_n < 0:
                                                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            elif record_errors_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                                                 for record_errors_index in range(record_errors_n):
@@ -2589,6 +2617,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                             node_endpoints_n, pos = _w.read_count(buf, pos, True)
                         if node_endpoints_n < 0:
                             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                             for node_endpoints_index in range(node_endpoints_n):
@@ -2740,6 +2770,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[TopicProduceResponse] = KeyedList()
                 for responses_index in range(responses_n):
@@ -2760,6 +2792,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                                 partition_responses_n, pos = _w.read_count(buf, pos, True)
                             if partition_responses_n < 0:
                                 raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            elif partition_responses_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_responses_items: list[PartitionProduceResponse] = []
                                 for partition_responses_index in range(partition_responses_n):
@@ -2780,6 +2814,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                                                 record_errors_n, pos = _w.read_count(buf, pos, True)
                                             if record_errors_n < 0:
                                                 raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            elif record_errors_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 record_errors_items: list[BatchIndexAndErrorMessage] = []
                                                 for record_errors_index in range(record_errors_n):
@@ -2914,6 +2950,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                             node_endpoints_n, pos = _w.read_count(buf, pos, True)
                         if node_endpoints_n < 0:
                             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                             for node_endpoints_index in range(node_endpoints_n):

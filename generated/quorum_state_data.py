@@ -229,6 +229,8 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
                 current_voters_n, pos = _w.read_count(buf, pos, True)
             if current_voters_n < 0:
                 data.current_voters = None
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 current_voters_items: list[Voter] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -233,6 +233,8 @@ def _read_ReadStateData_v0(buf: bytes, pos: int) -> tuple[ReadStateData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -336,6 +338,8 @@ def _read_ReadShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[ReadShare
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[ReadStateData] = []
                 for topics_index in range(topics_n):
@@ -355,6 +359,8 @@ def _read_ReadShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[ReadShare
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

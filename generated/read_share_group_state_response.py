@@ -331,6 +331,8 @@ def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int
                 state_batches_n, pos = _w.read_count(buf, pos, True)
             if state_batches_n < 0:
                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+            elif state_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_batches_items: list[StateBatch] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -428,6 +430,8 @@ def _read_ReadStateResult_v0(buf: bytes, pos: int) -> tuple[ReadStateResult, int
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionResult] = []
                 for partitions_index in range(partitions_n):
@@ -466,6 +470,8 @@ def _read_ReadStateResult_v0(buf: bytes, pos: int) -> tuple[ReadStateResult, int
                                 state_batches_n, pos = _w.read_count(buf, pos, True)
                             if state_batches_n < 0:
                                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                            elif state_batches_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 state_batches_items: list[StateBatch] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -570,6 +576,8 @@ def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[ReadShar
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[ReadStateResult] = []
                 for results_index in range(results_n):
@@ -589,6 +597,8 @@ def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[ReadShar
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionResult] = []
                                 for partitions_index in range(partitions_n):
@@ -627,6 +637,8 @@ def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[ReadShar
                                                 state_batches_n, pos = _w.read_count(buf, pos, True)
                                             if state_batches_n < 0:
                                                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                                            elif state_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 state_batches_items: list[StateBatch] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -354,6 +354,8 @@ def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSumm
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionResult] = []
                 for partitions_index in range(partitions_n):
@@ -470,6 +472,8 @@ def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSumm
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionResult] = []
                 for partitions_index in range(partitions_n):
@@ -583,6 +587,8 @@ def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[R
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[ReadStateSummaryResult] = []
                 for results_index in range(results_n):
@@ -602,6 +608,8 @@ def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[R
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionResult] = []
                                 for partitions_index in range(partitions_n):
@@ -726,6 +734,8 @@ def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[R
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[ReadStateSummaryResult] = []
                 for results_index in range(results_n):
@@ -745,6 +755,8 @@ def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[R
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionResult] = []
                                 for partitions_index in range(partitions_n):

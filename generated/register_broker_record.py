@@ -430,6 +430,8 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 end_points_n, pos = _w.read_count(buf, pos, True)
             if end_points_n < 0:
                 raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
                 for end_points_index in range(end_points_n):
@@ -487,6 +489,8 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[BrokerFeature] = KeyedList()
                 for features_index in range(features_n):
@@ -655,6 +659,8 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 end_points_n, pos = _w.read_count(buf, pos, True)
             if end_points_n < 0:
                 raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
                 for end_points_index in range(end_points_n):
@@ -712,6 +718,8 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[BrokerFeature] = KeyedList()
                 for features_index in range(features_n):
@@ -877,6 +885,8 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 end_points_n, pos = _w.read_count(buf, pos, True)
             if end_points_n < 0:
                 raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
                 for end_points_index in range(end_points_n):
@@ -934,6 +944,8 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[BrokerFeature] = KeyedList()
                 for features_index in range(features_n):
@@ -1097,6 +1109,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 end_points_n, pos = _w.read_count(buf, pos, True)
             if end_points_n < 0:
                 raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
                 for end_points_index in range(end_points_n):
@@ -1154,6 +1168,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[BrokerFeature] = KeyedList()
                 for features_index in range(features_n):
@@ -1237,6 +1253,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                             log_dirs_n, pos = _w.read_count(buf, pos, True)
                         if log_dirs_n < 0:
                             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+                        elif log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             log_dirs_items: list[UUID] = []
                             for index in range(log_dirs_n):

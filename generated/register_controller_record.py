@@ -391,6 +391,8 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
                 end_points_n, pos = _w.read_count(buf, pos, True)
             if end_points_n < 0:
                 raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 end_points_items: KeyedList[ControllerEndpoint] = KeyedList()
                 for end_points_index in range(end_points_n):
@@ -448,6 +450,8 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
                 features_n, pos = _w.read_count(buf, pos, True)
             if features_n < 0:
                 raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 features_items: KeyedList[ControllerFeature] = KeyedList()
                 for features_index in range(features_n):

@@ -256,6 +256,8 @@ def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tup
                 segment_leader_epochs_n, pos = _w.read_count(buf, pos, True)
             if segment_leader_epochs_n < 0:
                 raise DecodeError("non-nullable field segment_leader_epochs was null", offset=pos)
+            elif segment_leader_epochs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 segment_leader_epochs_items: list[SegmentLeaderEpochEntry] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -343,6 +343,8 @@ def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePa
                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
             if acknowledgement_batches_n < 0:
                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                 for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -454,6 +456,8 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
                 for partitions_index in range(partitions_n):
@@ -474,6 +478,8 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
                                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                             if acknowledgement_batches_n < 0:
                                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                 for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -631,6 +637,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -650,6 +658,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
                                 for partitions_index in range(partitions_n):
@@ -670,6 +680,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                             if acknowledgement_batches_n < 0:
                                                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                                 for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -846,6 +858,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -865,6 +879,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
                                 for partitions_index in range(partitions_n):
@@ -885,6 +901,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                             if acknowledgement_batches_n < 0:
                                                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                                 for acknowledgement_batches_index in range(acknowledgement_batches_n):

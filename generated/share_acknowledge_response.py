@@ -451,6 +451,8 @@ def _read_ShareAcknowledgeTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[Shar
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -672,6 +674,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
                 for responses_index in range(responses_n):
@@ -691,6 +695,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -754,6 +760,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
                 node_endpoints_n, pos = _w.read_count(buf, pos, True)
             if node_endpoints_n < 0:
                 raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+            elif node_endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                 for node_endpoints_index in range(node_endpoints_n):
@@ -921,6 +929,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
                 for responses_index in range(responses_n):
@@ -940,6 +950,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1003,6 +1015,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
                 node_endpoints_n, pos = _w.read_count(buf, pos, True)
             if node_endpoints_n < 0:
                 raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+            elif node_endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                 for node_endpoints_index in range(node_endpoints_n):

@@ -432,6 +432,8 @@ def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int
                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
             if acknowledgement_batches_n < 0:
                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                 for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -543,6 +545,8 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: KeyedList[FetchPartition] = KeyedList()
                 for partitions_index in range(partitions_n):
@@ -563,6 +567,8 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                             if acknowledgement_batches_n < 0:
                                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                 for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -797,6 +803,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[FetchTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -816,6 +824,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: KeyedList[FetchPartition] = KeyedList()
                                 for partitions_index in range(partitions_n):
@@ -836,6 +846,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                             if acknowledgement_batches_n < 0:
                                                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                                 for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -910,6 +922,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                 forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
             if forgotten_topics_data_n < 0:
                 raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 forgotten_topics_data_items: list[ForgottenTopic] = []
                 for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -1078,6 +1092,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: KeyedList[FetchTopic] = KeyedList()
                 for topics_index in range(topics_n):
@@ -1097,6 +1113,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: KeyedList[FetchPartition] = KeyedList()
                                 for partitions_index in range(partitions_n):
@@ -1117,6 +1135,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                                 acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                             if acknowledgement_batches_n < 0:
                                                 raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+                                            elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                                 for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -1191,6 +1211,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                 forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
             if forgotten_topics_data_n < 0:
                 raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 forgotten_topics_data_items: list[ForgottenTopic] = []
                 for forgotten_topics_data_index in range(forgotten_topics_data_n):

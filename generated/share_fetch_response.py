@@ -572,6 +572,8 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 acquired_records_n, pos = _w.read_count(buf, pos, True)
             if acquired_records_n < 0:
                 raise DecodeError("non-nullable field acquired_records was null", offset=pos)
+            elif acquired_records_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 acquired_records_items: list[AcquiredRecords] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -682,6 +684,8 @@ def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareF
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -765,6 +769,8 @@ def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareF
                                 acquired_records_n, pos = _w.read_count(buf, pos, True)
                             if acquired_records_n < 0:
                                 raise DecodeError("non-nullable field acquired_records was null", offset=pos)
+                            elif acquired_records_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 acquired_records_items: list[AcquiredRecords] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -980,6 +986,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
                 responses_n, pos = _w.read_count(buf, pos, True)
             if responses_n < 0:
                 raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 responses_items: KeyedList[ShareFetchableTopicResponse] = KeyedList()
                 for responses_index in range(responses_n):
@@ -999,6 +1007,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1082,6 +1092,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
                                                 acquired_records_n, pos = _w.read_count(buf, pos, True)
                                             if acquired_records_n < 0:
                                                 raise DecodeError("non-nullable field acquired_records was null", offset=pos)
+                                            elif acquired_records_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 acquired_records_items: list[AcquiredRecords] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1137,6 +1149,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
                 node_endpoints_n, pos = _w.read_count(buf, pos, True)
             if node_endpoints_n < 0:
                 raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+            elif node_endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                 for node_endpoints_index in range(node_endpoints_n):

@@ -234,6 +234,8 @@ def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tup
                 assigned_partitions_n, pos = _w.read_count(buf, pos, True)
             if assigned_partitions_n < 0:
                 raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+            elif assigned_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 assigned_partitions_items: list[TopicPartitions] = []
                 for assigned_partitions_index in range(assigned_partitions_n):

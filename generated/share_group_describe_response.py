@@ -455,6 +455,8 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
                 topic_partitions_n, pos = _w.read_count(buf, pos, True)
             if topic_partitions_n < 0:
                 raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_partitions_items: list[TopicPartitions] = []
                 for topic_partitions_index in range(topic_partitions_n):
@@ -627,6 +629,8 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):
@@ -807,6 +811,8 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[Member] = []
                 for members_index in range(members_n):
@@ -878,6 +884,8 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                             if subscribed_topic_names_n < 0:
                                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 subscribed_topic_names_items: list[str] = []
                                 for index in range(subscribed_topic_names_n):
@@ -1015,6 +1023,8 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribedGroup] = []
                 for groups_index in range(groups_n):
@@ -1089,6 +1099,8 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                                 members_n, pos = _w.read_count(buf, pos, True)
                             if members_n < 0:
                                 raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 members_items: list[Member] = []
                                 for members_index in range(members_n):
@@ -1160,6 +1172,8 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                                                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                                             if subscribed_topic_names_n < 0:
                                                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 subscribed_topic_names_items: list[str] = []
                                                 for index in range(subscribed_topic_names_n):

@@ -153,6 +153,8 @@ def _read_ShareGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 request.subscribed_topic_names = None
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                request.subscribed_topic_names = []
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):

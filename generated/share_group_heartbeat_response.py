@@ -290,6 +290,8 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
                 topic_partitions_n, pos = _w.read_count(buf, pos, True)
             if topic_partitions_n < 0:
                 raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_partitions_items: list[TopicPartitions] = []
                 for topic_partitions_index in range(topic_partitions_n):

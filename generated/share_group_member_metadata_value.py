@@ -139,6 +139,8 @@ def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareG
                 subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
             if subscribed_topic_names_n < 0:
                 raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 subscribed_topic_names_items: list[str] = []
                 for index in range(subscribed_topic_names_n):

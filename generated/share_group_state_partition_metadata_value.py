@@ -363,6 +363,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
                 initializing_topics_n, pos = _w.read_count(buf, pos, True)
             if initializing_topics_n < 0:
                 raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
+            elif initializing_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 initializing_topics_items: list[TopicPartitionsInfo] = []
                 for initializing_topics_index in range(initializing_topics_n):
@@ -422,6 +424,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
                 initialized_topics_n, pos = _w.read_count(buf, pos, True)
             if initialized_topics_n < 0:
                 raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
+            elif initialized_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 initialized_topics_items: list[TopicPartitionsInfo] = []
                 for initialized_topics_index in range(initialized_topics_n):
@@ -481,6 +485,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
                 deleting_topics_n, pos = _w.read_count(buf, pos, True)
             if deleting_topics_n < 0:
                 raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
+            elif deleting_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 deleting_topics_items: list[TopicInfo] = []
                 for deleting_topics_index in range(deleting_topics_n):

@@ -211,6 +211,8 @@ def _read_ShareGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tupl
                 topic_partitions_n, pos = _w.read_count(buf, pos, True)
             if topic_partitions_n < 0:
                 raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_partitions_items: list[TopicPartition] = []
                 for topic_partitions_index in range(topic_partitions_n):

@@ -220,6 +220,8 @@ def _read_ShareUpdateValue_v0(buf: bytes, pos: int) -> tuple[ShareUpdateValue, i
                 state_batches_n, pos = _w.read_count(buf, pos, True)
             if state_batches_n < 0:
                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+            elif state_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_batches_items: list[StateBatch] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

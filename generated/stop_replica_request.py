@@ -571,6 +571,8 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
                 partition_states_n, pos = _w.read_count(buf, pos, True)
             if partition_states_n < 0:
                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_states_items: list[StopReplicaPartitionState] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -835,6 +837,8 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[StopReplicaTopicV1] = []
                 for topics_index in range(topics_n):
@@ -964,6 +968,8 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[StopReplicaTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -993,6 +999,8 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[StopReplicaPartitionState] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1108,6 +1116,8 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[StopReplicaTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -1137,6 +1147,8 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[StopReplicaPartitionState] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

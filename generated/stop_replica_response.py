@@ -328,6 +328,8 @@ def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaRes
                 partition_errors_n, pos = _w.read_count(buf, pos, True)
             if partition_errors_n < 0:
                 raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+            elif partition_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_errors_items: list[StopReplicaPartitionError] = []
                 for partition_errors_index in range(partition_errors_n):

@@ -345,6 +345,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                 active_tasks_n, pos = _w.read_count(buf, pos, True)
             if active_tasks_n < 0:
                 raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+            elif active_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 active_tasks_items: list[TaskIds] = []
                 for active_tasks_index in range(active_tasks_n):
@@ -437,6 +439,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                 standby_tasks_n, pos = _w.read_count(buf, pos, True)
             if standby_tasks_n < 0:
                 raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+            elif standby_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 standby_tasks_items: list[TaskIds] = []
                 for standby_tasks_index in range(standby_tasks_n):
@@ -529,6 +533,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                 warmup_tasks_n, pos = _w.read_count(buf, pos, True)
             if warmup_tasks_n < 0:
                 raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+            elif warmup_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 warmup_tasks_items: list[TaskIds] = []
                 for warmup_tasks_index in range(warmup_tasks_n):
@@ -621,6 +627,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                 active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
             if active_tasks_pending_revocation_n < 0:
                 raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
+            elif active_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 active_tasks_pending_revocation_items: list[TaskIds] = []
                 for active_tasks_pending_revocation_index in range(active_tasks_pending_revocation_n):
@@ -713,6 +721,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                 standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
             if standby_tasks_pending_revocation_n < 0:
                 raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
+            elif standby_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 standby_tasks_pending_revocation_items: list[TaskIds] = []
                 for standby_tasks_pending_revocation_index in range(standby_tasks_pending_revocation_n):
@@ -805,6 +815,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                 warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
             if warmup_tasks_pending_revocation_n < 0:
                 raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
+            elif warmup_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 warmup_tasks_pending_revocation_items: list[TaskIds] = []
                 for warmup_tasks_pending_revocation_index in range(warmup_tasks_pending_revocation_n):

@@ -959,6 +959,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                 active_tasks_n, pos = _w.read_count(buf, pos, True)
             if active_tasks_n < 0:
                 raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+            elif active_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 active_tasks_items: list[TaskIds] = []
                 for active_tasks_index in range(active_tasks_n):
@@ -1016,6 +1018,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                 standby_tasks_n, pos = _w.read_count(buf, pos, True)
             if standby_tasks_n < 0:
                 raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+            elif standby_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 standby_tasks_items: list[TaskIds] = []
                 for standby_tasks_index in range(standby_tasks_n):
@@ -1073,6 +1077,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                 warmup_tasks_n, pos = _w.read_count(buf, pos, True)
             if warmup_tasks_n < 0:
                 raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+            elif warmup_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 warmup_tasks_items: list[TaskIds] = []
                 for warmup_tasks_index in range(warmup_tasks_n):
@@ -1326,6 +1332,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
                 topic_configs_n, pos = _w.read_count(buf, pos, True)
             if topic_configs_n < 0:
                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+            elif topic_configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_configs_items: list[KeyValue] = []
                 for topic_configs_index in range(topic_configs_n):
@@ -1463,6 +1471,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 source_topics_n, pos = _w.read_count(buf, pos, True)
             if source_topics_n < 0:
                 raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            elif source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 source_topics_items: list[str] = []
                 for index in range(source_topics_n):
@@ -1481,6 +1491,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
             if repartition_sink_topics_n < 0:
                 raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 repartition_sink_topics_items: list[str] = []
                 for index in range(repartition_sink_topics_n):
@@ -1499,6 +1511,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
             if state_changelog_topics_n < 0:
                 raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_changelog_topics_items: list[TopicInfo] = []
                 for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1531,6 +1545,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                             if topic_configs_n < 0:
                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topic_configs_items: list[KeyValue] = []
                                 for topic_configs_index in range(topic_configs_n):
@@ -1598,6 +1614,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
             if repartition_source_topics_n < 0:
                 raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 repartition_source_topics_items: list[TopicInfo] = []
                 for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1630,6 +1648,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                             if topic_configs_n < 0:
                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topic_configs_items: list[KeyValue] = []
                                 for topic_configs_index in range(topic_configs_n):
@@ -1835,6 +1855,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                 subtopologies_n, pos = _w.read_count(buf, pos, True)
             if subtopologies_n < 0:
                 topology.subtopologies = None
+            elif subtopologies_n == 0:  # no element: no loop to set up
+                topology.subtopologies = []
             else:
                 subtopologies_items: list[Subtopology] = []
                 for subtopologies_index in range(subtopologies_n):
@@ -1864,6 +1886,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 source_topics_n, pos = _w.read_count(buf, pos, True)
                             if source_topics_n < 0:
                                 raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                            elif source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 source_topics_items: list[str] = []
                                 for index in range(source_topics_n):
@@ -1882,6 +1906,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
                             if repartition_sink_topics_n < 0:
                                 raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+                            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 repartition_sink_topics_items: list[str] = []
                                 for index in range(repartition_sink_topics_n):
@@ -1900,6 +1926,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
                             if state_changelog_topics_n < 0:
                                 raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+                            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 state_changelog_topics_items: list[TopicInfo] = []
                                 for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1932,6 +1960,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                                             if topic_configs_n < 0:
                                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 topic_configs_items: list[KeyValue] = []
                                                 for topic_configs_index in range(topic_configs_n):
@@ -1999,6 +2029,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
                             if repartition_source_topics_n < 0:
                                 raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 repartition_source_topics_items: list[TopicInfo] = []
                                 for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -2031,6 +2063,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                                             if topic_configs_n < 0:
                                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 topic_configs_items: list[KeyValue] = []
                                                 for topic_configs_index in range(topic_configs_n):
@@ -2262,6 +2296,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                 client_tags_n, pos = _w.read_count(buf, pos, True)
             if client_tags_n < 0:
                 raise DecodeError("non-nullable field client_tags was null", offset=pos)
+            elif client_tags_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 client_tags_items: list[KeyValue] = []
                 for client_tags_index in range(client_tags_n):
@@ -2316,6 +2352,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                 task_offsets_n, pos = _w.read_count(buf, pos, True)
             if task_offsets_n < 0:
                 raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+            elif task_offsets_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 task_offsets_items: list[TaskOffset] = []
                 for task_offsets_index in range(task_offsets_n):
@@ -2361,6 +2399,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
                 task_end_offsets_n, pos = _w.read_count(buf, pos, True)
             if task_end_offsets_n < 0:
                 raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+            elif task_end_offsets_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 task_end_offsets_items: list[TaskOffset] = []
                 for task_end_offsets_index in range(task_end_offsets_n):
@@ -2630,6 +2670,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                 members_n, pos = _w.read_count(buf, pos, True)
             if members_n < 0:
                 raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 members_items: list[Member] = []
                 for members_index in range(members_n):
@@ -2737,6 +2779,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                 client_tags_n, pos = _w.read_count(buf, pos, True)
                             if client_tags_n < 0:
                                 raise DecodeError("non-nullable field client_tags was null", offset=pos)
+                            elif client_tags_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 client_tags_items: list[KeyValue] = []
                                 for client_tags_index in range(client_tags_n):
@@ -2791,6 +2835,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                 task_offsets_n, pos = _w.read_count(buf, pos, True)
                             if task_offsets_n < 0:
                                 raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+                            elif task_offsets_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 task_offsets_items: list[TaskOffset] = []
                                 for task_offsets_index in range(task_offsets_n):
@@ -2836,6 +2882,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                                 task_end_offsets_n, pos = _w.read_count(buf, pos, True)
                             if task_end_offsets_n < 0:
                                 raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+                            elif task_end_offsets_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 task_end_offsets_items: list[TaskOffset] = []
                                 for task_end_offsets_index in range(task_end_offsets_n):
@@ -3002,6 +3050,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                 groups_n, pos = _w.read_count(buf, pos, True)
             if groups_n < 0:
                 raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 groups_items: list[DescribedGroup] = []
                 for groups_index in range(groups_n):
@@ -3070,6 +3120,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                 members_n, pos = _w.read_count(buf, pos, True)
                             if members_n < 0:
                                 raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 members_items: list[Member] = []
                                 for members_index in range(members_n):
@@ -3177,6 +3229,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                                 client_tags_n, pos = _w.read_count(buf, pos, True)
                                             if client_tags_n < 0:
                                                 raise DecodeError("non-nullable field client_tags was null", offset=pos)
+                                            elif client_tags_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 client_tags_items: list[KeyValue] = []
                                                 for client_tags_index in range(client_tags_n):
@@ -3231,6 +3285,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                                 task_offsets_n, pos = _w.read_count(buf, pos, True)
                                             if task_offsets_n < 0:
                                                 raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+                                            elif task_offsets_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 task_offsets_items: list[TaskOffset] = []
                                                 for task_offsets_index in range(task_offsets_n):
@@ -3276,6 +3332,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                                 task_end_offsets_n, pos = _w.read_count(buf, pos, True)
                                             if task_end_offsets_n < 0:
                                                 raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+                                            elif task_end_offsets_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 task_end_offsets_items: list[TaskOffset] = []
                                                 for task_end_offsets_index in range(task_end_offsets_n):

@@ -715,6 +715,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
                 topic_configs_n, pos = _w.read_count(buf, pos, True)
             if topic_configs_n < 0:
                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+            elif topic_configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_configs_items: list[KeyValue] = []
                 for topic_configs_index in range(topic_configs_n):
@@ -1212,6 +1214,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 source_topics_n, pos = _w.read_count(buf, pos, True)
             if source_topics_n < 0:
                 raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            elif source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 source_topics_items: list[str] = []
                 for index in range(source_topics_n):
@@ -1230,6 +1234,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 source_topic_regex_n, pos = _w.read_count(buf, pos, True)
             if source_topic_regex_n < 0:
                 raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 source_topic_regex_items: list[str] = []
                 for index in range(source_topic_regex_n):
@@ -1248,6 +1254,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
             if state_changelog_topics_n < 0:
                 raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_changelog_topics_items: list[TopicInfo] = []
                 for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1280,6 +1288,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                             if topic_configs_n < 0:
                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topic_configs_items: list[KeyValue] = []
                                 for topic_configs_index in range(topic_configs_n):
@@ -1347,6 +1357,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
             if repartition_sink_topics_n < 0:
                 raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 repartition_sink_topics_items: list[str] = []
                 for index in range(repartition_sink_topics_n):
@@ -1365,6 +1377,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
             if repartition_source_topics_n < 0:
                 raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 repartition_source_topics_items: list[TopicInfo] = []
                 for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1397,6 +1411,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                             if topic_configs_n < 0:
                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topic_configs_items: list[KeyValue] = []
                                 for topic_configs_index in range(topic_configs_n):
@@ -1464,6 +1480,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 copartition_groups_n, pos = _w.read_count(buf, pos, True)
             if copartition_groups_n < 0:
                 raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+            elif copartition_groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 copartition_groups_items: list[CopartitionGroup] = []
                 for copartition_groups_index in range(copartition_groups_n):
@@ -1718,6 +1736,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                 subtopologies_n, pos = _w.read_count(buf, pos, True)
             if subtopologies_n < 0:
                 raise DecodeError("non-nullable field subtopologies was null", offset=pos)
+            elif subtopologies_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 subtopologies_items: list[Subtopology] = []
                 for subtopologies_index in range(subtopologies_n):
@@ -1747,6 +1767,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 source_topics_n, pos = _w.read_count(buf, pos, True)
                             if source_topics_n < 0:
                                 raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                            elif source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 source_topics_items: list[str] = []
                                 for index in range(source_topics_n):
@@ -1765,6 +1787,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 source_topic_regex_n, pos = _w.read_count(buf, pos, True)
                             if source_topic_regex_n < 0:
                                 raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 source_topic_regex_items: list[str] = []
                                 for index in range(source_topic_regex_n):
@@ -1783,6 +1807,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
                             if state_changelog_topics_n < 0:
                                 raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+                            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 state_changelog_topics_items: list[TopicInfo] = []
                                 for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1815,6 +1841,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                                             if topic_configs_n < 0:
                                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 topic_configs_items: list[KeyValue] = []
                                                 for topic_configs_index in range(topic_configs_n):
@@ -1882,6 +1910,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
                             if repartition_sink_topics_n < 0:
                                 raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+                            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 repartition_sink_topics_items: list[str] = []
                                 for index in range(repartition_sink_topics_n):
@@ -1900,6 +1930,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
                             if repartition_source_topics_n < 0:
                                 raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 repartition_source_topics_items: list[TopicInfo] = []
                                 for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1932,6 +1964,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                                             if topic_configs_n < 0:
                                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 topic_configs_items: list[KeyValue] = []
                                                 for topic_configs_index in range(topic_configs_n):
@@ -1999,6 +2033,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 copartition_groups_n, pos = _w.read_count(buf, pos, True)
                             if copartition_groups_n < 0:
                                 raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+                            elif copartition_groups_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 copartition_groups_items: list[CopartitionGroup] = []
                                 for copartition_groups_index in range(copartition_groups_n):
@@ -2215,6 +2251,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                 active_tasks_n, pos = _w.read_count(buf, pos, True)
             if active_tasks_n < 0:
                 request.active_tasks = None
+            elif active_tasks_n == 0:  # no element: no loop to set up
+                request.active_tasks = []
             else:
                 active_tasks_items: list[TaskIds] = []
                 for active_tasks_index in range(active_tasks_n):
@@ -2273,6 +2311,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                 standby_tasks_n, pos = _w.read_count(buf, pos, True)
             if standby_tasks_n < 0:
                 request.standby_tasks = None
+            elif standby_tasks_n == 0:  # no element: no loop to set up
+                request.standby_tasks = []
             else:
                 standby_tasks_items: list[TaskIds] = []
                 for standby_tasks_index in range(standby_tasks_n):
@@ -2331,6 +2371,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                 warmup_tasks_n, pos = _w.read_count(buf, pos, True)
             if warmup_tasks_n < 0:
                 request.warmup_tasks = None
+            elif warmup_tasks_n == 0:  # no element: no loop to set up
+                request.warmup_tasks = []
             else:
                 warmup_tasks_items: list[TaskIds] = []
                 for warmup_tasks_index in range(warmup_tasks_n):
@@ -2410,6 +2452,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                 client_tags_n, pos = _w.read_count(buf, pos, True)
             if client_tags_n < 0:
                 request.client_tags = None
+            elif client_tags_n == 0:  # no element: no loop to set up
+                request.client_tags = []
             else:
                 client_tags_items: list[KeyValue] = []
                 for client_tags_index in range(client_tags_n):
@@ -2465,6 +2509,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                 task_offsets_n, pos = _w.read_count(buf, pos, True)
             if task_offsets_n < 0:
                 request.task_offsets = None
+            elif task_offsets_n == 0:  # no element: no loop to set up
+                request.task_offsets = []
             else:
                 task_offsets_items: list[TaskOffset] = []
                 for task_offsets_index in range(task_offsets_n):
@@ -2511,6 +2557,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                 task_end_offsets_n, pos = _w.read_count(buf, pos, True)
             if task_end_offsets_n < 0:
                 request.task_end_offsets = None
+            elif task_end_offsets_n == 0:  # no element: no loop to set up
+                request.task_end_offsets = []
             else:
                 task_end_offsets_items: list[TaskOffset] = []
                 for task_end_offsets_index in range(task_end_offsets_n):

@@ -732,6 +732,8 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
                 active_partitions_n, pos = _w.read_count(buf, pos, True)
             if active_partitions_n < 0:
                 raise DecodeError("non-nullable field active_partitions was null", offset=pos)
+            elif active_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 active_partitions_items: list[TopicPartition] = []
                 for active_partitions_index in range(active_partitions_n):
@@ -789,6 +791,8 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
                 standby_partitions_n, pos = _w.read_count(buf, pos, True)
             if standby_partitions_n < 0:
                 raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
+            elif standby_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 standby_partitions_items: list[TopicPartition] = []
                 for standby_partitions_index in range(standby_partitions_n):
@@ -962,6 +966,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                 status_n, pos = _w.read_count(buf, pos, True)
             if status_n < 0:
                 response.status = None
+            elif status_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 status_items: list[Status] = []
                 for status_index in range(status_n):
@@ -1008,6 +1014,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                 active_tasks_n, pos = _w.read_count(buf, pos, True)
             if active_tasks_n < 0:
                 response.active_tasks = None
+            elif active_tasks_n == 0:  # no element: no loop to set up
+                response.active_tasks = []
             else:
                 active_tasks_items: list[TaskIds] = []
                 for active_tasks_index in range(active_tasks_n):
@@ -1066,6 +1074,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                 standby_tasks_n, pos = _w.read_count(buf, pos, True)
             if standby_tasks_n < 0:
                 response.standby_tasks = None
+            elif standby_tasks_n == 0:  # no element: no loop to set up
+                response.standby_tasks = []
             else:
                 standby_tasks_items: list[TaskIds] = []
                 for standby_tasks_index in range(standby_tasks_n):
@@ -1124,6 +1134,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                 warmup_tasks_n, pos = _w.read_count(buf, pos, True)
             if warmup_tasks_n < 0:
                 response.warmup_tasks = None
+            elif warmup_tasks_n == 0:  # no element: no loop to set up
+                response.warmup_tasks = []
             else:
                 warmup_tasks_items: list[TaskIds] = []
                 for warmup_tasks_index in range(warmup_tasks_n):
@@ -1185,6 +1197,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                 partitions_by_user_endpoint_n, pos = _w.read_count(buf, pos, True)
             if partitions_by_user_endpoint_n < 0:
                 response.partitions_by_user_endpoint = None
+            elif partitions_by_user_endpoint_n == 0:  # no element: no loop to set up
+                response.partitions_by_user_endpoint = []
             else:
                 partitions_by_user_endpoint_items: list[EndpointToPartitions] = []
                 for partitions_by_user_endpoint_index in range(partitions_by_user_endpoint_n):
@@ -1204,6 +1218,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                                 active_partitions_n, pos = _w.read_count(buf, pos, True)
                             if active_partitions_n < 0:
                                 raise DecodeError("non-nullable field active_partitions was null", offset=pos)
+                            elif active_partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 active_partitions_items: list[TopicPartition] = []
                                 for active_partitions_index in range(active_partitions_n):
@@ -1261,6 +1277,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                                 standby_partitions_n, pos = _w.read_count(buf, pos, True)
                             if standby_partitions_n < 0:
                                 raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
+                            elif standby_partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 standby_partitions_items: list[TopicPartition] = []
                                 for standby_partitions_index in range(standby_partitions_n):

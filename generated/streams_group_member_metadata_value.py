@@ -453,6 +453,8 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
                 client_tags_n, pos = _w.read_count(buf, pos, True)
             if client_tags_n < 0:
                 raise DecodeError("non-nullable field client_tags was null", offset=pos)
+            elif client_tags_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 client_tags_items: list[KeyValue] = []
                 for client_tags_index in range(client_tags_n):

@@ -267,6 +267,8 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                             last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
                         if last_assignment_configs_n < 0:
                             value.last_assignment_configs = None
+                        elif last_assignment_configs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                         else:
                             last_assignment_configs_items: list[LastAssignmentConfig] = []
                             for last_assignment_configs_index in range(last_assignment_configs_n):

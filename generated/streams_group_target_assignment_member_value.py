@@ -237,6 +237,8 @@ def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tu
                 active_tasks_n, pos = _w.read_count(buf, pos, True)
             if active_tasks_n < 0:
                 raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+            elif active_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 active_tasks_items: list[TaskIds] = []
                 for active_tasks_index in range(active_tasks_n):
@@ -294,6 +296,8 @@ def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tu
                 standby_tasks_n, pos = _w.read_count(buf, pos, True)
             if standby_tasks_n < 0:
                 raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+            elif standby_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 standby_tasks_items: list[TaskIds] = []
                 for standby_tasks_index in range(standby_tasks_n):
@@ -351,6 +355,8 @@ def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tu
                 warmup_tasks_n, pos = _w.read_count(buf, pos, True)
             if warmup_tasks_n < 0:
                 raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+            elif warmup_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 warmup_tasks_items: list[TaskIds] = []
                 for warmup_tasks_index in range(warmup_tasks_n):

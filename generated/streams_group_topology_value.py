@@ -426,6 +426,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
                 topic_configs_n, pos = _w.read_count(buf, pos, True)
             if topic_configs_n < 0:
                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+            elif topic_configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_configs_items: list[TopicConfig] = []
                 for topic_configs_index in range(topic_configs_n):
@@ -696,6 +698,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 source_topics_n, pos = _w.read_count(buf, pos, True)
             if source_topics_n < 0:
                 raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            elif source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 source_topics_items: list[str] = []
                 for index in range(source_topics_n):
@@ -714,6 +718,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 source_topic_regex_n, pos = _w.read_count(buf, pos, True)
             if source_topic_regex_n < 0:
                 raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 source_topic_regex_items: list[str] = []
                 for index in range(source_topic_regex_n):
@@ -732,6 +738,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
             if state_changelog_topics_n < 0:
                 raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_changelog_topics_items: list[TopicInfo] = []
                 for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -764,6 +772,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                             if topic_configs_n < 0:
                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topic_configs_items: list[TopicConfig] = []
                                 for topic_configs_index in range(topic_configs_n):
@@ -831,6 +841,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
             if repartition_sink_topics_n < 0:
                 raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 repartition_sink_topics_items: list[str] = []
                 for index in range(repartition_sink_topics_n):
@@ -849,6 +861,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
             if repartition_source_topics_n < 0:
                 raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 repartition_source_topics_items: list[TopicInfo] = []
                 for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -881,6 +895,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                             if topic_configs_n < 0:
                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topic_configs_items: list[TopicConfig] = []
                                 for topic_configs_index in range(topic_configs_n):
@@ -948,6 +964,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                 copartition_groups_n, pos = _w.read_count(buf, pos, True)
             if copartition_groups_n < 0:
                 raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+            elif copartition_groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 copartition_groups_items: list[CopartitionGroup] = []
                 for copartition_groups_index in range(copartition_groups_n):
@@ -1202,6 +1220,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                 subtopologies_n, pos = _w.read_count(buf, pos, True)
             if subtopologies_n < 0:
                 raise DecodeError("non-nullable field subtopologies was null", offset=pos)
+            elif subtopologies_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 subtopologies_items: list[Subtopology] = []
                 for subtopologies_index in range(subtopologies_n):
@@ -1231,6 +1251,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 source_topics_n, pos = _w.read_count(buf, pos, True)
                             if source_topics_n < 0:
                                 raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                            elif source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 source_topics_items: list[str] = []
                                 for index in range(source_topics_n):
@@ -1249,6 +1271,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 source_topic_regex_n, pos = _w.read_count(buf, pos, True)
                             if source_topic_regex_n < 0:
                                 raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 source_topic_regex_items: list[str] = []
                                 for index in range(source_topic_regex_n):
@@ -1267,6 +1291,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
                             if state_changelog_topics_n < 0:
                                 raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+                            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 state_changelog_topics_items: list[TopicInfo] = []
                                 for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1299,6 +1325,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                                             if topic_configs_n < 0:
                                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 topic_configs_items: list[TopicConfig] = []
                                                 for topic_configs_index in range(topic_configs_n):
@@ -1366,6 +1394,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
                             if repartition_sink_topics_n < 0:
                                 raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+                            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 repartition_sink_topics_items: list[str] = []
                                 for index in range(repartition_sink_topics_n):
@@ -1384,6 +1414,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
                             if repartition_source_topics_n < 0:
                                 raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 repartition_source_topics_items: list[TopicInfo] = []
                                 for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1416,6 +1448,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                                 topic_configs_n, pos = _w.read_count(buf, pos, True)
                                             if topic_configs_n < 0:
                                                 raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 topic_configs_items: list[TopicConfig] = []
                                                 for topic_configs_index in range(topic_configs_n):
@@ -1483,6 +1517,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 copartition_groups_n, pos = _w.read_count(buf, pos, True)
                             if copartition_groups_n < 0:
                                 raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+                            elif copartition_groups_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 copartition_groups_items: list[CopartitionGroup] = []
                                 for copartition_groups_index in range(copartition_groups_n):

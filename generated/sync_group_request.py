@@ -505,6 +505,8 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
                 assignments_n, pos = _w.read_count(buf, pos, True)
             if assignments_n < 0:
                 raise DecodeError("non-nullable field assignments was null", offset=pos)
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 assignments_items: list[SyncGroupRequestAssignment] = []
                 for assignments_index in range(assignments_n):
@@ -705,6 +707,8 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
                 assignments_n, pos = _w.read_count(buf, pos, True)
             if assignments_n < 0:
                 raise DecodeError("non-nullable field assignments was null", offset=pos)
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 assignments_items: list[SyncGroupRequestAssignment] = []
                 for assignments_index in range(assignments_n):

@@ -453,6 +453,8 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
                 transaction_partitions_n, pos = _w.read_count(buf, pos, True)
             if transaction_partitions_n < 0:
                 value.transaction_partitions = None
+            elif transaction_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 transaction_partitions_items: list[PartitionsSchema] = []
                 for transaction_partitions_index in range(transaction_partitions_n):

@@ -535,6 +535,8 @@ def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOff
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[TxnOffsetCommitRequestPartition] = []
                 for partitions_index in range(partitions_n):
@@ -941,6 +943,8 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TxnOffsetCommitRequestTopic] = []
                 for topics_index in range(topics_n):
@@ -970,6 +974,8 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[TxnOffsetCommitRequestPartition] = []
                                 for partitions_index in range(partitions_n):

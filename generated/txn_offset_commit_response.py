@@ -349,6 +349,8 @@ def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOf
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[TxnOffsetCommitResponsePartition] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -544,6 +546,8 @@ def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetC
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TxnOffsetCommitResponseTopic] = []
                 for topics_index in range(topics_n):
@@ -573,6 +577,8 @@ def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetC
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[TxnOffsetCommitResponsePartition] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

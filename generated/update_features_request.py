@@ -305,6 +305,8 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
                 feature_updates_n, pos = _w.read_count(buf, pos, True)
             if feature_updates_n < 0:
                 raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+            elif feature_updates_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
                 for feature_updates_index in range(feature_updates_n):
@@ -417,6 +419,8 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
                 feature_updates_n, pos = _w.read_count(buf, pos, True)
             if feature_updates_n < 0:
                 raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+            elif feature_updates_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
                 for feature_updates_index in range(feature_updates_n):

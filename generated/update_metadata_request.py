@@ -941,6 +941,8 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
                 partition_states_n, pos = _w.read_count(buf, pos, True)
             if partition_states_n < 0:
                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_states_items: list[UpdateMetadataPartitionState] = []
                 for partition_states_index in range(partition_states_n):
@@ -1106,6 +1108,8 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
                 partition_states_n, pos = _w.read_count(buf, pos, True)
             if partition_states_n < 0:
                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partition_states_items: list[UpdateMetadataPartitionState] = []
                 for partition_states_index in range(partition_states_n):
@@ -1746,6 +1750,8 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
                 endpoints_n, pos = _w.read_count(buf, pos, True)
             if endpoints_n < 0:
                 raise DecodeError("non-nullable field endpoints was null", offset=pos)
+            elif endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 endpoints_items: list[UpdateMetadataEndpoint] = []
                 for endpoints_index in range(endpoints_n):
@@ -2900,6 +2906,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[UpdateMetadataTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -2930,6 +2938,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[UpdateMetadataPartitionState] = []
                                 for partition_states_index in range(partition_states_n):
@@ -3025,6 +3035,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                 live_brokers_n, pos = _w.read_count(buf, pos, True)
             if live_brokers_n < 0:
                 raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+            elif live_brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 live_brokers_items: list[UpdateMetadataBroker] = []
                 for live_brokers_index in range(live_brokers_n):
@@ -3047,6 +3059,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 endpoints_n, pos = _w.read_count(buf, pos, True)
                             if endpoints_n < 0:
                                 raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 endpoints_items: list[UpdateMetadataEndpoint] = []
                                 for endpoints_index in range(endpoints_n):
@@ -3226,6 +3240,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[UpdateMetadataTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -3257,6 +3273,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[UpdateMetadataPartitionState] = []
                                 for partition_states_index in range(partition_states_n):
@@ -3352,6 +3370,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                 live_brokers_n, pos = _w.read_count(buf, pos, True)
             if live_brokers_n < 0:
                 raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+            elif live_brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 live_brokers_items: list[UpdateMetadataBroker] = []
                 for live_brokers_index in range(live_brokers_n):
@@ -3374,6 +3394,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 endpoints_n, pos = _w.read_count(buf, pos, True)
                             if endpoints_n < 0:
                                 raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 endpoints_items: list[UpdateMetadataEndpoint] = []
                                 for endpoints_index in range(endpoints_n):
@@ -3552,6 +3574,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                 topic_states_n, pos = _w.read_count(buf, pos, True)
             if topic_states_n < 0:
                 raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topic_states_items: list[UpdateMetadataTopicState] = []
                 for topic_states_index in range(topic_states_n):
@@ -3583,6 +3607,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 partition_states_n, pos = _w.read_count(buf, pos, True)
                             if partition_states_n < 0:
                                 raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partition_states_items: list[UpdateMetadataPartitionState] = []
                                 for partition_states_index in range(partition_states_n):
@@ -3678,6 +3704,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                 live_brokers_n, pos = _w.read_count(buf, pos, True)
             if live_brokers_n < 0:
                 raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+            elif live_brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 live_brokers_items: list[UpdateMetadataBroker] = []
                 for live_brokers_index in range(live_brokers_n):
@@ -3700,6 +3728,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 endpoints_n, pos = _w.read_count(buf, pos, True)
                             if endpoints_n < 0:
                                 raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 endpoints_items: list[UpdateMetadataEndpoint] = []
                                 for endpoints_index in range(endpoints_n):

@@ -372,6 +372,8 @@ def _read_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVot
                 listeners_n, pos = _w.read_count(buf, pos, True)
             if listeners_n < 0:
                 raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 listeners_items: KeyedList[Listener] = KeyedList()
                 for listeners_index in range(listeners_n):

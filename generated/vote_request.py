@@ -417,6 +417,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -534,6 +536,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -656,6 +660,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -781,6 +787,8 @@ def _read_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -810,6 +818,8 @@ def _read_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -939,6 +949,8 @@ def _read_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -968,6 +980,8 @@ def _read_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -1104,6 +1118,8 @@ def _read_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[TopicData] = []
                 for topics_index in range(topics_n):
@@ -1133,6 +1149,8 @@ def _read_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):

@@ -392,6 +392,8 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
                 endpoints_n, pos = _w.read_count(buf, pos, True)
             if endpoints_n < 0:
                 raise DecodeError("non-nullable field endpoints was null", offset=pos)
+            elif endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 endpoints_items: KeyedList[Endpoint] = KeyedList()
                 for endpoints_index in range(endpoints_n):
@@ -523,6 +525,8 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
                 voters_n, pos = _w.read_count(buf, pos, True)
             if voters_n < 0:
                 raise DecodeError("non-nullable field voters was null", offset=pos)
+            elif voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 voters_items: list[Voter] = []
                 for voters_index in range(voters_n):
@@ -545,6 +549,8 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
                                 endpoints_n, pos = _w.read_count(buf, pos, True)
                             if endpoints_n < 0:
                                 raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 endpoints_items: KeyedList[Endpoint] = KeyedList()
                                 for endpoints_index in range(endpoints_n):

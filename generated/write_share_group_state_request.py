@@ -320,6 +320,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 state_batches_n, pos = _w.read_count(buf, pos, True)
             if state_batches_n < 0:
                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+            elif state_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_batches_items: list[StateBatch] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -413,6 +415,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                 state_batches_n, pos = _w.read_count(buf, pos, True)
             if state_batches_n < 0:
                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+            elif state_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 state_batches_items: list[StateBatch] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -505,6 +509,8 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -526,6 +532,8 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
                                 state_batches_n, pos = _w.read_count(buf, pos, True)
                             if state_batches_n < 0:
                                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                            elif state_batches_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 state_batches_items: list[StateBatch] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -632,6 +640,8 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionData] = []
                 for partitions_index in range(partitions_n):
@@ -652,6 +662,8 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
                                 state_batches_n, pos = _w.read_count(buf, pos, True)
                             if state_batches_n < 0:
                                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                            elif state_batches_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 state_batches_items: list[StateBatch] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -768,6 +780,8 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[WriteStateData] = []
                 for topics_index in range(topics_n):
@@ -787,6 +801,8 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -808,6 +824,8 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
                                                 state_batches_n, pos = _w.read_count(buf, pos, True)
                                             if state_batches_n < 0:
                                                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                                            elif state_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 state_batches_items: list[StateBatch] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -944,6 +962,8 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[WriteStateData] = []
                 for topics_index in range(topics_n):
@@ -963,6 +983,8 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionData] = []
                                 for partitions_index in range(partitions_n):
@@ -983,6 +1005,8 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
                                                 state_batches_n, pos = _w.read_count(buf, pos, True)
                                             if state_batches_n < 0:
                                                 raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                                            elif state_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 state_batches_items: list[StateBatch] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

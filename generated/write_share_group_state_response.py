@@ -252,6 +252,8 @@ def _read_WriteStateResult_v0_1(buf: bytes, pos: int) -> tuple[WriteStateResult,
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[PartitionResult] = []
                 for partitions_index in range(partitions_n):
@@ -362,6 +364,8 @@ def _read_WriteShareGroupStateResponse_v0_1(buf: bytes, pos: int) -> tuple[Write
                 results_n, pos = _w.read_count(buf, pos, True)
             if results_n < 0:
                 raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 results_items: list[WriteStateResult] = []
                 for results_index in range(results_n):
@@ -381,6 +385,8 @@ def _read_WriteShareGroupStateResponse_v0_1(buf: bytes, pos: int) -> tuple[Write
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[PartitionResult] = []
                                 for partitions_index in range(partitions_n):

@@ -305,6 +305,8 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[WritableTxnMarkerTopic] = []
                 for topics_index in range(topics_n):
@@ -431,6 +433,8 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[WritableTxnMarkerTopic] = []
                 for topics_index in range(topics_n):
@@ -554,6 +558,8 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                 markers_n, pos = _w.read_count(buf, pos, True)
             if markers_n < 0:
                 raise DecodeError("non-nullable field markers was null", offset=pos)
+            elif markers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 markers_items: list[WritableTxnMarker] = []
                 for markers_index in range(markers_n):
@@ -575,6 +581,8 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[WritableTxnMarkerTopic] = []
                                 for topics_index in range(topics_n):
@@ -707,6 +715,8 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                 markers_n, pos = _w.read_count(buf, pos, True)
             if markers_n < 0:
                 raise DecodeError("non-nullable field markers was null", offset=pos)
+            elif markers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 markers_items: list[WritableTxnMarker] = []
                 for markers_index in range(markers_n):
@@ -727,6 +737,8 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[WritableTxnMarkerTopic] = []
                                 for topics_index in range(topics_n):

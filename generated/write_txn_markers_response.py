@@ -281,6 +281,8 @@ def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[Writa
                 partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 partitions_items: list[WritableTxnMarkerPartitionResult] = []
                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -382,6 +384,8 @@ def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTx
                 topics_n, pos = _w.read_count(buf, pos, True)
             if topics_n < 0:
                 raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 topics_items: list[WritableTxnMarkerTopicResult] = []
                 for topics_index in range(topics_n):
@@ -411,6 +415,8 @@ def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTx
                                 partitions_n, pos = _w.read_count(buf, pos, True)
                             if partitions_n < 0:
                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 partitions_items: list[WritableTxnMarkerPartitionResult] = []
                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -514,6 +520,8 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
                 markers_n, pos = _w.read_count(buf, pos, True)
             if markers_n < 0:
                 raise DecodeError("non-nullable field markers was null", offset=pos)
+            elif markers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
             else:
                 markers_items: list[WritableTxnMarkerResult] = []
                 for markers_index in range(markers_n):
@@ -534,6 +542,8 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
                                 topics_n, pos = _w.read_count(buf, pos, True)
                             if topics_n < 0:
                                 raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                             else:
                                 topics_items: list[WritableTxnMarkerTopicResult] = []
                                 for topics_index in range(topics_n):
@@ -563,6 +573,8 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
                                                 partitions_n, pos = _w.read_count(buf, pos, True)
                                             if partitions_n < 0:
                                                 raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
                                                 partitions_items: list[WritableTxnMarkerPartitionResult] = []
                                                 # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

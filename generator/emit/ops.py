@@ -412,7 +412,7 @@ class ArrayOp(Op):
             f"if {n} < 0x7F and {n} < size - pos:  # the usual case: a one-byte count that fits",
             "    pos += 1",
             "else:",
-            *indent(self.read_count(flavour))], empty_settled=bool(self.empty))
+            *indent(self.read_count(flavour))])
         if not self.empty:
             return [f"{n} = buf[pos] - 1", *counted]
         # An empty array is common enough (aborted transactions, offline replicas, ...) to be
@@ -435,10 +435,10 @@ class ArrayOp(Op):
         """The count through the runtime (which checks it against the bytes left)."""
         return [f"{self.count}, pos = {flavour.hot('read_count')}(buf, pos, {self.compact})"]
 
-    def read_counted(self, obj: str, flavour: Flavour, count: Lines, empty_settled: bool = False) -> Lines:
-        """``count`` (code that reads the count), then null, empty (unless ``empty_settled``, when
-        the caller has dealt with a count of 0 before) or the elements."""
-        if not self.empty or empty_settled:
+    def read_counted(self, obj: str, flavour: Flavour, count: Lines) -> Lines:
+        """``count`` (code that reads the count), then null, empty or the elements. (A count of 0
+        reaches here even after the one-byte fast path: a varint may spell 1 in more bytes.)"""
+        if not self.empty:
             empty: Lines = []
         else:
             empty = [f"elif {self.count} == 0:  # no element: no loop to set up",
