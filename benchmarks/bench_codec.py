@@ -260,6 +260,39 @@ def fetch_workload():
     return ("fetch_v12", "FetchResponse v12 (2 topics x 4 partitions x 2 record batches)", spec, message)
 
 
+def offset_commit_workload():
+    from kwire.generated.offset_commit_request import (
+        OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic)
+
+    # A consumer of 20 topics x 50 partitions committing its position: generation (or member
+    # epoch) and member id, then per partition the offset, its leader epoch and empty metadata.
+    message = OffsetCommitRequest(
+        group_id="orders-billing", generation_id_or_member_epoch=17,
+        member_id="consumer-orders-billing-1-3f1c9a52-6b0e-4d3a-9c1f-5a1e2b7c8d90",
+        topics=[OffsetCommitRequestTopic(name=f"orders.events.{t:03d}", partitions=[
+            OffsetCommitRequestPartition(partition_index=p, committed_offset=1_000_000 + 7919 * p + t,
+                                         committed_leader_epoch=5, committed_metadata="")
+            for p in range(50)]) for t in range(20)])
+    spec = MessageSpec(OffsetCommitRequest, 9, ("kio.schema.offset_commit.v9.request", "OffsetCommitRequest"),
+                       ("kafka.protocol.consumer", "OffsetCommitRequest"))
+    return ("offset_commit_v9", "OffsetCommitRequest v9 (20 topics x 50 partitions)", spec, message)
+
+
+def offset_fetch_workload():
+    from kwire.generated.offset_fetch_response import (
+        OffsetFetchResponse, OffsetFetchResponseGroup, OffsetFetchResponsePartitions, OffsetFetchResponseTopics)
+
+    # The reply to a consumer joining a group of 20 topics x 50 partitions (v8: grouped by group id).
+    message = OffsetFetchResponse(groups=[OffsetFetchResponseGroup(group_id="orders-billing", topics=[
+        OffsetFetchResponseTopics(name=f"orders.events.{t:03d}", partitions=[
+            OffsetFetchResponsePartitions(partition_index=p, committed_offset=1_000_000 + 7919 * p + t,
+                                          committed_leader_epoch=5, metadata="")
+            for p in range(50)]) for t in range(20)])])
+    spec = MessageSpec(OffsetFetchResponse, 8, ("kio.schema.offset_fetch.v8.response", "OffsetFetchResponse"),
+                       ("kafka.protocol.consumer", "OffsetFetchResponse"))
+    return ("offset_fetch_v8", "OffsetFetchResponse v8 (1 group, 20 topics x 50 partitions)", spec, message)
+
+
 def single_message_workload(build) -> Workload:
     key, title, spec, message = build()
     data = message.encode(spec.version)
@@ -437,6 +470,8 @@ WORKLOAD_BUILDERS = {
     "api_versions_v3": partial(single_message_workload, api_versions_workload),
     "metadata_v12": partial(single_message_workload, metadata_workload),
     "fetch_v12": partial(single_message_workload, fetch_workload),
+    "offset_commit_v9": partial(single_message_workload, offset_commit_workload),
+    "offset_fetch_v8": partial(single_message_workload, offset_fetch_workload),
     "metadata_records": metadata_stream_workload,
 }
 
@@ -573,7 +608,11 @@ TARGETS = [("kwire", w, op, "kafka-python", 2.0) for w in ("api_versions_v3", "m
 TARGETS += [("kwire", w, "encode", "kio", 1.0) for w in ("api_versions_v3", "metadata_v12", "fetch_v12")]
 TARGETS += [("kwire", w, "decode", "kio", None) for w in ("api_versions_v3", "metadata_v12", "fetch_v12")]
 TARGETS += [(COMPILED, w, "decode", "kio", 1.0) for w in ("api_versions_v3", "metadata_v12")]
-TARGETS += [(COMPILED, "fetch_v12", "decode", "kio", None)]
+TARGETS += [(COMPILED, "fetch_v12", "decode", "kio", 1.0)]
+TARGETS += [("kwire", "fetch_v12", "decode", "kafka-python", 2.0)]
+# Issue 18: the offset workloads, reported against both peers.
+TARGETS += [(impl, w, op, peer, None) for w in ("offset_commit_v9", "offset_fetch_v8") for impl in ("kwire", COMPILED)
+            for op in ("encode", "decode") for peer in ("kafka-python", "kio")]
 TARGETS += [(COMPILED, w, op, "kwire", None) for w in WORKLOAD_BUILDERS for op in ("encode", "decode")]
 
 

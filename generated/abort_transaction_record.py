@@ -91,12 +91,20 @@ def _read_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransact
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "reason"
-                    reason_end = pos + buf[pos]
-                    if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
-                        record.reason = buf[pos + 1:reason_end].decode()
-                        pos = reason_end
+                    reason_n = buf[pos]  # the length + 1
+                    if reason_n == 1:  # the empty string
+                        record.reason = ""
+                        pos += 1
+                    elif reason_n == 0:  # null
+                        record.reason = None
+                        pos += 1
                     else:
-                        record.reason, pos = _w.read_compact_string(buf, pos)
+                        reason_end = pos + reason_n
+                        if 0 < reason_n < 0x80 and reason_end <= size:  # the usual case: a short string
+                            record.reason = buf[pos + 1:reason_end].decode()
+                            pos = reason_end
+                        else:
+                            record.reason, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (reason) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -133,29 +133,44 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
         (record.resource_type,) = _unpack_AccessControlEntryRecord_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            record.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            record.resource_name = ""
+            pos += 1
         else:
-            record.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                record.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                record.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "pattern_type"
         (record.pattern_type,) = _unpack_AccessControlEntryRecord_pattern_type(buf, pos)
         pos += 1
         field = "principal"
-        principal_end = pos + buf[pos]
-        if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
-            record.principal = buf[pos + 1:principal_end].decode()
-            pos = principal_end
+        principal_n = buf[pos]  # the length + 1
+        if principal_n == 1:  # the empty string
+            record.principal = ""
+            pos += 1
         else:
-            record.principal, pos = _w.read_compact_string_nn(buf, pos)
+            principal_end = pos + principal_n
+            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
+                record.principal = buf[pos + 1:principal_end].decode()
+                pos = principal_end
+            else:
+                record.principal, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            record.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            record.host = ""
+            pos += 1
         else:
-            record.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                record.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                record.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "operation, permission_type"
         record.operation, record.permission_type = _unpack_AccessControlEntryRecord_operation_permission_type(buf, pos)
         pos += 2

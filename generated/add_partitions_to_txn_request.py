@@ -267,25 +267,32 @@ def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartiti
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -353,64 +360,79 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            transaction.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            transaction.transactional_id = ""
+            pos += 1
         else:
-            transaction.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                transaction.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                transaction.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, verify_only"
         transaction.producer_id, transaction.producer_epoch, transaction.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
         pos += 11
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(AddPartitionsToTxnTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(AddPartitionsToTxnTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            transaction.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                transaction.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -491,8 +513,8 @@ def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddParti
         v3_and_below_topics_n, pos = _w.read_count(buf, pos, False)
         if v3_and_below_topics_n < 0:
             raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
-        elif v3_and_below_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
             for v3_and_below_topics_index in range(v3_and_below_topics_n):
@@ -567,64 +589,79 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
     size = len(buf)
     try:
         field = "v3_and_below_transactional_id"
-        v3_and_below_transactional_id_end = pos + buf[pos]
-        if pos < v3_and_below_transactional_id_end < pos + 0x80 and v3_and_below_transactional_id_end <= size:  # the usual case: a short string
-            request.v3_and_below_transactional_id = buf[pos + 1:v3_and_below_transactional_id_end].decode()
-            pos = v3_and_below_transactional_id_end
+        v3_and_below_transactional_id_n = buf[pos]  # the length + 1
+        if v3_and_below_transactional_id_n == 1:  # the empty string
+            request.v3_and_below_transactional_id = ""
+            pos += 1
         else:
-            request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            v3_and_below_transactional_id_end = pos + v3_and_below_transactional_id_n
+            if 0 < v3_and_below_transactional_id_n < 0x80 and v3_and_below_transactional_id_end <= size:  # the usual case: a short string
+                request.v3_and_below_transactional_id = buf[pos + 1:v3_and_below_transactional_id_end].decode()
+                pos = v3_and_below_transactional_id_end
+            else:
+                request.v3_and_below_transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "v3_and_below_producer_id, v3_and_below_producer_epoch"
         request.v3_and_below_producer_id, request.v3_and_below_producer_epoch = _unpack_AddPartitionsToTxnRequest_v3_and_below_producer_id_v3_and_below_producer_epoch(buf, pos)
         pos += 10
         field = "v3_and_below_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         v3_and_below_topics_n = buf[pos] - 1
-        if v3_and_below_topics_n < 0x7F and v3_and_below_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if v3_and_below_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
-        if v3_and_below_topics_n < 0:
-            raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
-        elif v3_and_below_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-            for v3_and_below_topics_index in range(v3_and_below_topics_n):
-                try:
-                    v3_and_below_topics_item = blank_instance(AddPartitionsToTxnTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        v3_and_below_topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        v3_and_below_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            v3_and_below_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if v3_and_below_topics_n < 0x7F and v3_and_below_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
+            if v3_and_below_topics_n < 0:
+                raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
+            elif v3_and_below_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
+                for v3_and_below_topics_index in range(v3_and_below_topics_n):
+                    try:
+                        v3_and_below_topics_item = blank_instance(AddPartitionsToTxnTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            v3_and_below_topics_item.name = ""
+                            pos += 1
                         else:
-                            v3_and_below_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        v3_and_below_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        v3_and_below_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "v3_and_below_topics[]", v3_and_below_topics_index
-                    raise failure from None
-                v3_and_below_topics_items.append(v3_and_below_topics_item)
-            field, index = "v3_and_below_topics[]", v3_and_below_topics_index  # as the last call would have left them
-            request.v3_and_below_topics = v3_and_below_topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                v3_and_below_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                v3_and_below_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                v3_and_below_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    v3_and_below_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            v3_and_below_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            v3_and_below_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "v3_and_below_topics[]", v3_and_below_topics_index
+                        raise failure from None
+                    v3_and_below_topics_items.append(v3_and_below_topics_item)
+                field, index = "v3_and_below_topics[]", v3_and_below_topics_index  # as the last call would have left them
+                request.v3_and_below_topics = v3_and_below_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -704,91 +741,109 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
         field = "transactions[]"
         index = -1  # no element yet: an error in the count names the array itself
         transactions_n = buf[pos] - 1
-        if transactions_n < 0x7F and transactions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if transactions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            transactions_n, pos = _w.read_count(buf, pos, True)
-        if transactions_n < 0:
-            raise DecodeError("non-nullable field transactions was null", offset=pos)
-        elif transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
-            for transactions_index in range(transactions_n):
-                try:
-                    transactions_item = blank_instance(AddPartitionsToTxnTransaction)
-                    field = "transactional_id"
-                    transactional_id_end = pos + buf[pos]
-                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                        transactions_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                        pos = transactional_id_end
-                    else:
-                        transactions_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "producer_id, producer_epoch, verify_only"
-                    transactions_item.producer_id, transactions_item.producer_epoch, transactions_item.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
-                    pos += 11
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(AddPartitionsToTxnTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions"
-                                partitions_n = buf[pos] - 1
-                                partitions_end = pos + 1 + partitions_n * 4
-                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partitions_end
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                    if partitions_n < 0:
-                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                    else:
-                                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        transactions_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        transactions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        transactions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "transactions[]", transactions_index
-                    raise failure from None
-                transactions_items.append(transactions_item)
-            field, index = "transactions[]", transactions_index  # as the last call would have left them
-            request.transactions = transactions_items
+            if transactions_n < 0x7F and transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                transactions_n, pos = _w.read_count(buf, pos, True)
+            if transactions_n < 0:
+                raise DecodeError("non-nullable field transactions was null", offset=pos)
+            elif transactions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
+                for transactions_index in range(transactions_n):
+                    try:
+                        transactions_item = blank_instance(AddPartitionsToTxnTransaction)
+                        field = "transactional_id"
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            transactions_item.transactional_id = ""
+                            pos += 1
+                        else:
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                transactions_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                transactions_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "producer_id, producer_epoch, verify_only"
+                        transactions_item.producer_id, transactions_item.producer_epoch, transactions_item.verify_only = _unpack_AddPartitionsToTxnTransaction_producer_id_to_verify_only(buf, pos)
+                        pos += 11
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(AddPartitionsToTxnTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions"
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partitions_end = pos + 1 + partitions_n * 4
+                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partitions_end
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                                if partitions_n < 0:
+                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                                else:
+                                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                transactions_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            transactions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            transactions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "transactions[]", transactions_index
+                        raise failure from None
+                    transactions_items.append(transactions_item)
+                field, index = "transactions[]", transactions_index  # as the last call would have left them
+                request.transactions = transactions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -318,8 +318,8 @@ def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddP
         results_by_partition_n, pos = _w.read_count(buf, pos, False)
         if results_by_partition_n < 0:
             raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-        elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif results_by_partition_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -386,40 +386,48 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            result.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            result.name = ""
+            pos += 1
         else:
-            result.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                result.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "results_by_partition[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_by_partition_n = buf[pos] - 1
-        if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_by_partition_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_by_partition_n, pos = _w.read_count(buf, pos, True)
-        if results_by_partition_n < 0:
-            raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-        elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            results_by_partition_end = pos + results_by_partition_n * 7
-            results_by_partition_rows = buf[pos:results_by_partition_end]
-            if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                    results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                    results_by_partition_item.unknown_tagged_fields = ()
-                    results_by_partition_items.append(results_by_partition_item)
-                pos = results_by_partition_end
+            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(results_by_partition_n):
-                    results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                    results_by_partition_items.append(results_by_partition_item)
-            result.results_by_partition = results_by_partition_items
+                results_by_partition_n, pos = _w.read_count(buf, pos, True)
+            if results_by_partition_n < 0:
+                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+            elif results_by_partition_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                results_by_partition_end = pos + results_by_partition_n * 7
+                results_by_partition_rows = buf[pos:results_by_partition_end]
+                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                        results_by_partition_item.unknown_tagged_fields = ()
+                        results_by_partition_items.append(results_by_partition_item)
+                    pos = results_by_partition_end
+                else:
+                    for index in range(results_by_partition_n):
+                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                        results_by_partition_items.append(results_by_partition_item)
+                result.results_by_partition = results_by_partition_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -490,76 +498,92 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            result.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            result.transactional_id = ""
+            pos += 1
         else:
-            result.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                result.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                result.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_results[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_results_n = buf[pos] - 1
-        if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_results_n, pos = _w.read_count(buf, pos, True)
-        if topic_results_n < 0:
-            raise DecodeError("non-nullable field topic_results was null", offset=pos)
-        elif topic_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for topic_results_index in range(topic_results_n):
-                try:
-                    topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topic_results_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "results_by_partition[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    results_by_partition_n = buf[pos] - 1
-                    if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        results_by_partition_n, pos = _w.read_count(buf, pos, True)
-                    if results_by_partition_n < 0:
-                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        results_by_partition_end = pos + results_by_partition_n * 7
-                        results_by_partition_rows = buf[pos:results_by_partition_end]
-                        if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                                results_by_partition_item.unknown_tagged_fields = ()
-                                results_by_partition_items.append(results_by_partition_item)
-                            pos = results_by_partition_end
+            if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_results_n, pos = _w.read_count(buf, pos, True)
+            if topic_results_n < 0:
+                raise DecodeError("non-nullable field topic_results was null", offset=pos)
+            elif topic_results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
+                for topic_results_index in range(topic_results_n):
+                    try:
+                        topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topic_results_item.name = ""
+                            pos += 1
                         else:
-                            for index in range(results_by_partition_n):
-                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                                results_by_partition_items.append(results_by_partition_item)
-                        topic_results_item.results_by_partition = results_by_partition_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_results[]", topic_results_index
-                    raise failure from None
-                topic_results_items.append(topic_results_item)
-            field, index = "topic_results[]", topic_results_index  # as the last call would have left them
-            result.topic_results = topic_results_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topic_results_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "results_by_partition[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        results_by_partition_n = buf[pos] - 1
+                        if results_by_partition_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                            if results_by_partition_n < 0:
+                                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                            elif results_by_partition_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                results_by_partition_end = pos + results_by_partition_n * 7
+                                results_by_partition_rows = buf[pos:results_by_partition_end]
+                                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                        results_by_partition_item.unknown_tagged_fields = ()
+                                        results_by_partition_items.append(results_by_partition_item)
+                                    pos = results_by_partition_end
+                                else:
+                                    for index in range(results_by_partition_n):
+                                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                        results_by_partition_items.append(results_by_partition_item)
+                                topic_results_item.results_by_partition = results_by_partition_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_results[]", topic_results_index
+                        raise failure from None
+                    topic_results_items.append(topic_results_item)
+                field, index = "topic_results[]", topic_results_index  # as the last call would have left them
+                result.topic_results = topic_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -638,8 +662,8 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
         results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, False)
         if results_by_topic_v3_and_below_n < 0:
             raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
-        elif results_by_topic_v3_and_below_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
             for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
@@ -652,8 +676,8 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
                     results_by_partition_n, pos = _w.read_count(buf, pos, False)
                     if results_by_partition_n < 0:
                         raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif results_by_partition_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                         # Every element is fixed-width: one iter_unpack for all.
@@ -733,67 +757,78 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
         field = "results_by_topic_v3_and_below[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_by_topic_v3_and_below_n = buf[pos] - 1
-        if results_by_topic_v3_and_below_n < 0x7F and results_by_topic_v3_and_below_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_by_topic_v3_and_below_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
-        if results_by_topic_v3_and_below_n < 0:
-            raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
-        elif results_by_topic_v3_and_below_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
-                try:
-                    results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        results_by_topic_v3_and_below_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        results_by_topic_v3_and_below_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "results_by_partition[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    results_by_partition_n = buf[pos] - 1
-                    if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        results_by_partition_n, pos = _w.read_count(buf, pos, True)
-                    if results_by_partition_n < 0:
-                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        results_by_partition_end = pos + results_by_partition_n * 7
-                        results_by_partition_rows = buf[pos:results_by_partition_end]
-                        if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                                results_by_partition_item.unknown_tagged_fields = ()
-                                results_by_partition_items.append(results_by_partition_item)
-                            pos = results_by_partition_end
+            if results_by_topic_v3_and_below_n < 0x7F and results_by_topic_v3_and_below_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
+            if results_by_topic_v3_and_below_n < 0:
+                raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
+            elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
+                for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
+                    try:
+                        results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            results_by_topic_v3_and_below_item.name = ""
+                            pos += 1
                         else:
-                            for index in range(results_by_partition_n):
-                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                                results_by_partition_items.append(results_by_partition_item)
-                        results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_by_topic_v3_and_below_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
-                    raise failure from None
-                results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
-            field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
-            response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                results_by_topic_v3_and_below_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                results_by_topic_v3_and_below_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "results_by_partition[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        results_by_partition_n = buf[pos] - 1
+                        if results_by_partition_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                            if results_by_partition_n < 0:
+                                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                            elif results_by_partition_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                results_by_partition_end = pos + results_by_partition_n * 7
+                                results_by_partition_rows = buf[pos:results_by_partition_end]
+                                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                        results_by_partition_item.unknown_tagged_fields = ()
+                                        results_by_partition_items.append(results_by_partition_item)
+                                    pos = results_by_partition_end
+                                else:
+                                    for index in range(results_by_partition_n):
+                                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                        results_by_partition_items.append(results_by_partition_item)
+                                results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_by_topic_v3_and_below_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
+                        raise failure from None
+                    results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
+                field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
+                response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -863,103 +898,122 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
         field = "results_by_transaction[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_by_transaction_n = buf[pos] - 1
-        if results_by_transaction_n < 0x7F and results_by_transaction_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_by_transaction_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_by_transaction_n, pos = _w.read_count(buf, pos, True)
-        if results_by_transaction_n < 0:
-            raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
-        elif results_by_transaction_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
-            for results_by_transaction_index in range(results_by_transaction_n):
-                try:
-                    results_by_transaction_item = blank_instance(AddPartitionsToTxnResult)
-                    field = "transactional_id"
-                    transactional_id_end = pos + buf[pos]
-                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                        results_by_transaction_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                        pos = transactional_id_end
-                    else:
-                        results_by_transaction_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_results[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topic_results_n = buf[pos] - 1
-                    if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topic_results_n, pos = _w.read_count(buf, pos, True)
-                    if topic_results_n < 0:
-                        raise DecodeError("non-nullable field topic_results was null", offset=pos)
-                    elif topic_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-                        for topic_results_index in range(topic_results_n):
-                            try:
-                                topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topic_results_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "results_by_partition[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                results_by_partition_n = buf[pos] - 1
-                                if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    results_by_partition_n, pos = _w.read_count(buf, pos, True)
-                                if results_by_partition_n < 0:
-                                    raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                                elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    results_by_partition_end = pos + results_by_partition_n * 7
-                                    results_by_partition_rows = buf[pos:results_by_partition_end]
-                                    if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
-                                        for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                                            results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
-                                            results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
-                                            results_by_partition_item.unknown_tagged_fields = ()
-                                            results_by_partition_items.append(results_by_partition_item)
-                                        pos = results_by_partition_end
-                                    else:
-                                        for index in range(results_by_partition_n):
-                                            results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
-                                            results_by_partition_items.append(results_by_partition_item)
-                                    topic_results_item.results_by_partition = results_by_partition_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topic_results_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topic_results[]", topic_results_index
-                                raise failure from None
-                            topic_results_items.append(topic_results_item)
-                        field, index = "topic_results[]", topic_results_index  # as the last call would have left them
-                        results_by_transaction_item.topic_results = topic_results_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_by_transaction_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_by_transaction_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results_by_transaction[]", results_by_transaction_index
-                    raise failure from None
-                results_by_transaction_items.append(results_by_transaction_item)
-            field, index = "results_by_transaction[]", results_by_transaction_index  # as the last call would have left them
-            response.results_by_transaction = results_by_transaction_items
+            if results_by_transaction_n < 0x7F and results_by_transaction_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_by_transaction_n, pos = _w.read_count(buf, pos, True)
+            if results_by_transaction_n < 0:
+                raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
+            elif results_by_transaction_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
+                for results_by_transaction_index in range(results_by_transaction_n):
+                    try:
+                        results_by_transaction_item = blank_instance(AddPartitionsToTxnResult)
+                        field = "transactional_id"
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            results_by_transaction_item.transactional_id = ""
+                            pos += 1
+                        else:
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                results_by_transaction_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                results_by_transaction_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_results[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topic_results_n = buf[pos] - 1
+                        if topic_results_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topic_results_n, pos = _w.read_count(buf, pos, True)
+                            if topic_results_n < 0:
+                                raise DecodeError("non-nullable field topic_results was null", offset=pos)
+                            elif topic_results_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
+                                for topic_results_index in range(topic_results_n):
+                                    try:
+                                        topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topic_results_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topic_results_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "results_by_partition[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        results_by_partition_n = buf[pos] - 1
+                                        if results_by_partition_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                                            if results_by_partition_n < 0:
+                                                raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                                            elif results_by_partition_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                results_by_partition_end = pos + results_by_partition_n * 7
+                                                results_by_partition_rows = buf[pos:results_by_partition_end]
+                                                if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                                                    for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                                        results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                                        results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                                        results_by_partition_item.unknown_tagged_fields = ()
+                                                        results_by_partition_items.append(results_by_partition_item)
+                                                    pos = results_by_partition_end
+                                                else:
+                                                    for index in range(results_by_partition_n):
+                                                        results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                                        results_by_partition_items.append(results_by_partition_item)
+                                                topic_results_item.results_by_partition = results_by_partition_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topic_results_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topic_results[]", topic_results_index
+                                        raise failure from None
+                                    topic_results_items.append(topic_results_item)
+                                field, index = "topic_results[]", topic_results_index  # as the last call would have left them
+                                results_by_transaction_item.topic_results = topic_results_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_by_transaction_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_by_transaction_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results_by_transaction[]", results_by_transaction_index
+                        raise failure from None
+                    results_by_transaction_items.append(results_by_transaction_item)
+                field, index = "results_by_transaction[]", results_by_transaction_index  # as the last call would have left them
+                response.results_by_transaction = results_by_transaction_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -263,19 +263,32 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-            data.entity_name = buf[pos + 1:entity_name_end].decode()
-            pos = entity_name_end
+        entity_name_n = buf[pos]  # the length + 1
+        if entity_name_n == 1:  # the empty string
+            data.entity_name = ""
+            pos += 1
+        elif entity_name_n == 0:  # null
+            data.entity_name = None
+            pos += 1
         else:
-            data.entity_name, pos = _w.read_compact_string(buf, pos)
+            entity_name_end = pos + entity_name_n
+            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                data.entity_name = buf[pos + 1:entity_name_end].decode()
+                pos = entity_name_end
+            else:
+                data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -369,12 +382,17 @@ def _read_OpData_v1(buf: bytes, pos: int) -> tuple[OpData, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            data.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            data.key = ""
+            pos += 1
         else:
-            data.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                data.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value, remove"
         data.value, data.remove = _unpack_OpData_value_remove(buf, pos)
         pos += 9
@@ -434,8 +452,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entity_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -458,8 +476,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         ops_n, pos = _w.read_count(buf, pos, False)
         if ops_n < 0:
             raise DecodeError("non-nullable field ops was null", offset=pos)
-        elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ops_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ops_items: list[OpData] = []
             for ops_index in range(ops_n):
@@ -539,85 +557,109 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
         entity_n = buf[pos] - 1
-        if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entity_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entity_n, pos = _w.read_count(buf, pos, True)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entity_items: list[EntityData] = []
-            for entity_index in range(entity_n):
-                try:
-                    entity_item = blank_instance(EntityData)
-                    field = "entity_type"
-                    entity_type_end = pos + buf[pos]
-                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                        pos = entity_type_end
-                    else:
-                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "entity_name"
-                    entity_name_end = pos + buf[pos]
-                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                        pos = entity_name_end
-                    else:
-                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entity_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entity[]", entity_index
-                    raise failure from None
-                entity_items.append(entity_item)
-            field, index = "entity[]", entity_index  # as the last call would have left them
-            data.entity = entity_items
+            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entity_n, pos = _w.read_count(buf, pos, True)
+            if entity_n < 0:
+                raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                entity_items: list[EntityData] = []
+                for entity_index in range(entity_n):
+                    try:
+                        entity_item = blank_instance(EntityData)
+                        field = "entity_type"
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            entity_item.entity_type = ""
+                            pos += 1
+                        else:
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "entity_name"
+                        entity_name_n = buf[pos]  # the length + 1
+                        if entity_name_n == 1:  # the empty string
+                            entity_item.entity_name = ""
+                            pos += 1
+                        elif entity_name_n == 0:  # null
+                            entity_item.entity_name = None
+                            pos += 1
+                        else:
+                            entity_name_end = pos + entity_name_n
+                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                pos = entity_name_end
+                            else:
+                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entity_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entity[]", entity_index
+                        raise failure from None
+                    entity_items.append(entity_item)
+                field, index = "entity[]", entity_index  # as the last call would have left them
+                data.entity = entity_items
         field = "ops[]"
         index = -1  # no element yet: an error in the count names the array itself
         ops_n = buf[pos] - 1
-        if ops_n < 0x7F and ops_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if ops_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            ops_n, pos = _w.read_count(buf, pos, True)
-        if ops_n < 0:
-            raise DecodeError("non-nullable field ops was null", offset=pos)
-        elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            ops_items: list[OpData] = []
-            for ops_index in range(ops_n):
-                try:
-                    ops_item = blank_instance(OpData)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        ops_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value, remove"
-                    ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
-                    pos += 9
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        ops_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "ops[]", ops_index
-                    raise failure from None
-                ops_items.append(ops_item)
-            field, index = "ops[]", ops_index  # as the last call would have left them
-            data.ops = ops_items
+            if ops_n < 0x7F and ops_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                ops_n, pos = _w.read_count(buf, pos, True)
+            if ops_n < 0:
+                raise DecodeError("non-nullable field ops was null", offset=pos)
+            elif ops_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                ops_items: list[OpData] = []
+                for ops_index in range(ops_n):
+                    try:
+                        ops_item = blank_instance(OpData)
+                        field = "key"
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            ops_item.key = ""
+                            pos += 1
+                        else:
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                ops_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value, remove"
+                        ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
+                        pos += 9
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            ops_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "ops[]", ops_index
+                        raise failure from None
+                    ops_items.append(ops_item)
+                field, index = "ops[]", ops_index  # as the last call would have left them
+                data.ops = ops_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -700,8 +742,8 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entries_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -712,8 +754,8 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
                     entity_n, pos = _w.read_count(buf, pos, False)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif entity_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -736,8 +778,8 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
                     ops_n, pos = _w.read_count(buf, pos, False)
                     if ops_n < 0:
                         raise DecodeError("non-nullable field ops was null", offset=pos)
-                    elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif ops_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         ops_items: list[OpData] = []
                         for ops_index in range(ops_n):
@@ -815,114 +857,141 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
         field = "entries[]"
         index = -1  # no element yet: an error in the count names the array itself
         entries_n = buf[pos] - 1
-        if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entries_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entries_n, pos = _w.read_count(buf, pos, True)
-        if entries_n < 0:
-            raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entries_items: list[EntryData] = []
-            for entries_index in range(entries_n):
-                try:
-                    entries_item = blank_instance(EntryData)
-                    field = "entity[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    entity_n = buf[pos] - 1
-                    if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        entity_n, pos = _w.read_count(buf, pos, True)
-                    if entity_n < 0:
-                        raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        entity_items: list[EntityData] = []
-                        for entity_index in range(entity_n):
-                            try:
-                                entity_item = blank_instance(EntityData)
-                                field = "entity_type"
-                                entity_type_end = pos + buf[pos]
-                                if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                    entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                    pos = entity_type_end
-                                else:
-                                    entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "entity_name"
-                                entity_name_end = pos + buf[pos]
-                                if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                    entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                    pos = entity_name_end
-                                else:
-                                    entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    entity_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "entity[]", entity_index
-                                raise failure from None
-                            entity_items.append(entity_item)
-                        field, index = "entity[]", entity_index  # as the last call would have left them
-                        entries_item.entity = entity_items
-                    field = "ops[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    ops_n = buf[pos] - 1
-                    if ops_n < 0x7F and ops_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        ops_n, pos = _w.read_count(buf, pos, True)
-                    if ops_n < 0:
-                        raise DecodeError("non-nullable field ops was null", offset=pos)
-                    elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        ops_items: list[OpData] = []
-                        for ops_index in range(ops_n):
-                            try:
-                                ops_item = blank_instance(OpData)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    ops_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value, remove"
-                                ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
-                                pos += 9
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    ops_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "ops[]", ops_index
-                                raise failure from None
-                            ops_items.append(ops_item)
-                        field, index = "ops[]", ops_index  # as the last call would have left them
-                        entries_item.ops = ops_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entries_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entries[]", entries_index
-                    raise failure from None
-                entries_items.append(entries_item)
-            field, index = "entries[]", entries_index  # as the last call would have left them
-            request.entries = entries_items
+            if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entries_n, pos = _w.read_count(buf, pos, True)
+            if entries_n < 0:
+                raise DecodeError("non-nullable field entries was null", offset=pos)
+            elif entries_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                entries_items: list[EntryData] = []
+                for entries_index in range(entries_n):
+                    try:
+                        entries_item = blank_instance(EntryData)
+                        field = "entity[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        entity_n = buf[pos] - 1
+                        if entity_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                entity_n, pos = _w.read_count(buf, pos, True)
+                            if entity_n < 0:
+                                raise DecodeError("non-nullable field entity was null", offset=pos)
+                            elif entity_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                entity_items: list[EntityData] = []
+                                for entity_index in range(entity_n):
+                                    try:
+                                        entity_item = blank_instance(EntityData)
+                                        field = "entity_type"
+                                        entity_type_n = buf[pos]  # the length + 1
+                                        if entity_type_n == 1:  # the empty string
+                                            entity_item.entity_type = ""
+                                            pos += 1
+                                        else:
+                                            entity_type_end = pos + entity_type_n
+                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                                pos = entity_type_end
+                                            else:
+                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "entity_name"
+                                        entity_name_n = buf[pos]  # the length + 1
+                                        if entity_name_n == 1:  # the empty string
+                                            entity_item.entity_name = ""
+                                            pos += 1
+                                        elif entity_name_n == 0:  # null
+                                            entity_item.entity_name = None
+                                            pos += 1
+                                        else:
+                                            entity_name_end = pos + entity_name_n
+                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                                pos = entity_name_end
+                                            else:
+                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            entity_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "entity[]", entity_index
+                                        raise failure from None
+                                    entity_items.append(entity_item)
+                                field, index = "entity[]", entity_index  # as the last call would have left them
+                                entries_item.entity = entity_items
+                        field = "ops[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        ops_n = buf[pos] - 1
+                        if ops_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if ops_n < 0x7F and ops_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                ops_n, pos = _w.read_count(buf, pos, True)
+                            if ops_n < 0:
+                                raise DecodeError("non-nullable field ops was null", offset=pos)
+                            elif ops_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                ops_items: list[OpData] = []
+                                for ops_index in range(ops_n):
+                                    try:
+                                        ops_item = blank_instance(OpData)
+                                        field = "key"
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            ops_item.key = ""
+                                            pos += 1
+                                        else:
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                ops_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                ops_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value, remove"
+                                        ops_item.value, ops_item.remove = _unpack_OpData_value_remove(buf, pos)
+                                        pos += 9
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            ops_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            ops_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "ops[]", ops_index
+                                        raise failure from None
+                                    ops_items.append(ops_item)
+                                field, index = "ops[]", ops_index  # as the last call would have left them
+                                entries_item.ops = ops_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entries_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entries[]", entries_index
+                        raise failure from None
+                    entries_items.append(entries_item)
+                field, index = "entries[]", entries_index  # as the last call would have left them
+                request.entries = entries_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterClientQuotasRequest_validate_only(buf, pos)
         pos += 1

@@ -219,19 +219,32 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-            data.entity_name = buf[pos + 1:entity_name_end].decode()
-            pos = entity_name_end
+        entity_name_n = buf[pos]  # the length + 1
+        if entity_name_n == 1:  # the empty string
+            data.entity_name = ""
+            pos += 1
+        elif entity_name_n == 0:  # null
+            data.entity_name = None
+            pos += 1
         else:
-            data.entity_name, pos = _w.read_compact_string(buf, pos)
+            entity_name_end = pos + entity_name_n
+            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                data.entity_name = buf[pos + 1:entity_name_end].decode()
+                pos = entity_name_end
+            else:
+                data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -294,8 +307,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entity_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -365,55 +378,79 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
         (data.error_code,) = _unpack_EntryData_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            data.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            data.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            data.error_message = None
+            pos += 1
         else:
-            data.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                data.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                data.error_message, pos = _w.read_compact_string(buf, pos)
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
         entity_n = buf[pos] - 1
-        if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entity_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entity_n, pos = _w.read_count(buf, pos, True)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entity_items: list[EntityData] = []
-            for entity_index in range(entity_n):
-                try:
-                    entity_item = blank_instance(EntityData)
-                    field = "entity_type"
-                    entity_type_end = pos + buf[pos]
-                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                        pos = entity_type_end
-                    else:
-                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "entity_name"
-                    entity_name_end = pos + buf[pos]
-                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                        pos = entity_name_end
-                    else:
-                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entity_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entity[]", entity_index
-                    raise failure from None
-                entity_items.append(entity_item)
-            field, index = "entity[]", entity_index  # as the last call would have left them
-            data.entity = entity_items
+            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entity_n, pos = _w.read_count(buf, pos, True)
+            if entity_n < 0:
+                raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                entity_items: list[EntityData] = []
+                for entity_index in range(entity_n):
+                    try:
+                        entity_item = blank_instance(EntityData)
+                        field = "entity_type"
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            entity_item.entity_type = ""
+                            pos += 1
+                        else:
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "entity_name"
+                        entity_name_n = buf[pos]  # the length + 1
+                        if entity_name_n == 1:  # the empty string
+                            entity_item.entity_name = ""
+                            pos += 1
+                        elif entity_name_n == 0:  # null
+                            entity_item.entity_name = None
+                            pos += 1
+                        else:
+                            entity_name_end = pos + entity_name_n
+                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                pos = entity_name_end
+                            else:
+                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entity_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entity[]", entity_index
+                        raise failure from None
+                    entity_items.append(entity_item)
+                field, index = "entity[]", entity_index  # as the last call would have left them
+                data.entity = entity_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -485,8 +522,8 @@ def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClien
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entries_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -502,8 +539,8 @@ def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClien
                     entity_n, pos = _w.read_count(buf, pos, False)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif entity_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -580,85 +617,112 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
         field = "entries[]"
         index = -1  # no element yet: an error in the count names the array itself
         entries_n = buf[pos] - 1
-        if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entries_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entries_n, pos = _w.read_count(buf, pos, True)
-        if entries_n < 0:
-            raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entries_items: list[EntryData] = []
-            for entries_index in range(entries_n):
-                try:
-                    entries_item = blank_instance(EntryData)
-                    field = "error_code"
-                    (entries_item.error_code,) = _unpack_EntryData_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        entries_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        entries_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "entity[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    entity_n = buf[pos] - 1
-                    if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        entity_n, pos = _w.read_count(buf, pos, True)
-                    if entity_n < 0:
-                        raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        entity_items: list[EntityData] = []
-                        for entity_index in range(entity_n):
-                            try:
-                                entity_item = blank_instance(EntityData)
-                                field = "entity_type"
-                                entity_type_end = pos + buf[pos]
-                                if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                    entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                    pos = entity_type_end
-                                else:
-                                    entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "entity_name"
-                                entity_name_end = pos + buf[pos]
-                                if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                    entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                    pos = entity_name_end
-                                else:
-                                    entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    entity_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "entity[]", entity_index
-                                raise failure from None
-                            entity_items.append(entity_item)
-                        field, index = "entity[]", entity_index  # as the last call would have left them
-                        entries_item.entity = entity_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entries_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entries[]", entries_index
-                    raise failure from None
-                entries_items.append(entries_item)
-            field, index = "entries[]", entries_index  # as the last call would have left them
-            response.entries = entries_items
+            if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entries_n, pos = _w.read_count(buf, pos, True)
+            if entries_n < 0:
+                raise DecodeError("non-nullable field entries was null", offset=pos)
+            elif entries_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                entries_items: list[EntryData] = []
+                for entries_index in range(entries_n):
+                    try:
+                        entries_item = blank_instance(EntryData)
+                        field = "error_code"
+                        (entries_item.error_code,) = _unpack_EntryData_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            entries_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            entries_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                entries_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                entries_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "entity[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        entity_n = buf[pos] - 1
+                        if entity_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                entity_n, pos = _w.read_count(buf, pos, True)
+                            if entity_n < 0:
+                                raise DecodeError("non-nullable field entity was null", offset=pos)
+                            elif entity_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                entity_items: list[EntityData] = []
+                                for entity_index in range(entity_n):
+                                    try:
+                                        entity_item = blank_instance(EntityData)
+                                        field = "entity_type"
+                                        entity_type_n = buf[pos]  # the length + 1
+                                        if entity_type_n == 1:  # the empty string
+                                            entity_item.entity_type = ""
+                                            pos += 1
+                                        else:
+                                            entity_type_end = pos + entity_type_n
+                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                                pos = entity_type_end
+                                            else:
+                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "entity_name"
+                                        entity_name_n = buf[pos]  # the length + 1
+                                        if entity_name_n == 1:  # the empty string
+                                            entity_item.entity_name = ""
+                                            pos += 1
+                                        elif entity_name_n == 0:  # null
+                                            entity_item.entity_name = None
+                                            pos += 1
+                                        else:
+                                            entity_name_end = pos + entity_name_n
+                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                                pos = entity_name_end
+                                            else:
+                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            entity_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "entity[]", entity_index
+                                        raise failure from None
+                                    entity_items.append(entity_item)
+                                field, index = "entity[]", entity_index  # as the last call would have left them
+                                entries_item.entity = entity_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entries_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entries[]", entries_index
+                        raise failure from None
+                    entries_items.append(entries_item)
+                field, index = "entries[]", entries_index  # as the last call would have left them
+                response.entries = entries_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -218,19 +218,32 @@ def _read_AlterableConfig_v2(buf: bytes, pos: int) -> tuple[AlterableConfig, int
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            config.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            config.name = ""
+            pos += 1
         else:
-            config.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                config.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            config.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            config.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            config.value = None
+            pos += 1
         else:
-            config.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                config.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -293,8 +306,8 @@ def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsR
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -366,55 +379,76 @@ def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRes
         (resource.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            resource.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            resource.resource_name = ""
+            pos += 1
         else:
-            resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                resource.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n = buf[pos] - 1
-        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            configs_items: KeyedList[AlterableConfig] = KeyedList()
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(AlterableConfig)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        configs_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        configs_item.value, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
-                configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
-            resource.configs = configs_items
+            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                configs_n, pos = _w.read_count(buf, pos, True)
+            if configs_n < 0:
+                raise DecodeError("non-nullable field configs was null", offset=pos)
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                configs_items: KeyedList[AlterableConfig] = KeyedList()
+                for configs_index in range(configs_n):
+                    try:
+                        configs_item = blank_instance(AlterableConfig)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            configs_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                configs_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            configs_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            configs_item.value = None
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "configs[]", configs_index
+                        raise failure from None
+                    configs_items.append(configs_item)
+                field, index = "configs[]", configs_index  # as the last call would have left them
+                resource.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -490,8 +524,8 @@ def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRe
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for resources_index in range(resources_n):
@@ -507,8 +541,8 @@ def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRe
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif configs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         configs_items: KeyedList[AlterableConfig] = KeyedList()
                         for configs_index in range(configs_n):
@@ -585,85 +619,109 @@ def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequ
         field = "resources[]"
         index = -1  # no element yet: an error in the count names the array itself
         resources_n = buf[pos] - 1
-        if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if resources_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            resources_n, pos = _w.read_count(buf, pos, True)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            resources_items: KeyedList[AlterConfigsResource] = KeyedList()
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(AlterConfigsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n = buf[pos] - 1
-                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+            if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                resources_n, pos = _w.read_count(buf, pos, True)
+            if resources_n < 0:
+                raise DecodeError("non-nullable field resources was null", offset=pos)
+            elif resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                resources_items: KeyedList[AlterConfigsResource] = KeyedList()
+                for resources_index in range(resources_n):
+                    try:
+                        resources_item = blank_instance(AlterConfigsResource)
+                        field = "resource_type"
+                        (resources_item.resource_type,) = _unpack_AlterConfigsResource_resource_type(buf, pos)
                         pos += 1
-                    else:
-                        configs_n, pos = _w.read_count(buf, pos, True)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        configs_items: KeyedList[AlterableConfig] = KeyedList()
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(AlterableConfig)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    configs_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        resources_item.configs = configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        resources_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
-                resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
-            request.resources = resources_items
+                        field = "resource_name"
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            resources_item.resource_name = ""
+                            pos += 1
+                        else:
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        configs_n = buf[pos] - 1
+                        if configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                configs_n, pos = _w.read_count(buf, pos, True)
+                            if configs_n < 0:
+                                raise DecodeError("non-nullable field configs was null", offset=pos)
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                configs_items: KeyedList[AlterableConfig] = KeyedList()
+                                for configs_index in range(configs_n):
+                                    try:
+                                        configs_item = blank_instance(AlterableConfig)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            configs_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                configs_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            configs_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            configs_item.value = None
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "configs[]", configs_index
+                                        raise failure from None
+                                    configs_items.append(configs_item)
+                                field, index = "configs[]", configs_index  # as the last call would have left them
+                                resources_item.configs = configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            resources_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "resources[]", resources_index
+                        raise failure from None
+                    resources_items.append(resources_item)
+                field, index = "resources[]", resources_index  # as the last call would have left them
+                request.resources = resources_items
         field = "validate_only"
         (request.validate_only,) = _unpack_AlterConfigsRequest_validate_only(buf, pos)
         pos += 1

@@ -320,17 +320,19 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         pos += 8
         field = "new_isr"
         new_isr_n = buf[pos] - 1
-        new_isr_end = pos + 1 + new_isr_n * 4
-        if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-            if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = new_isr_end
+        if new_isr_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            new_isr_n, pos = _w.read_count(buf, pos, True)
-            if new_isr_n < 0:
-                raise DecodeError("non-nullable field new_isr was null", offset=pos)
+            new_isr_end = pos + 1 + new_isr_n * 4
+            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = new_isr_end
             else:
-                data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                new_isr_n, pos = _w.read_count(buf, pos, True)
+                if new_isr_n < 0:
+                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                else:
+                    data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
         field = "partition_epoch"
         (data.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
         pos += 4
@@ -403,17 +405,19 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         pos += 8
         field = "new_isr"
         new_isr_n = buf[pos] - 1
-        new_isr_end = pos + 1 + new_isr_n * 4
-        if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-            if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = new_isr_end
+        if new_isr_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            new_isr_n, pos = _w.read_count(buf, pos, True)
-            if new_isr_n < 0:
-                raise DecodeError("non-nullable field new_isr was null", offset=pos)
+            new_isr_end = pos + 1 + new_isr_n * 4
+            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = new_isr_end
             else:
-                data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                new_isr_n, pos = _w.read_count(buf, pos, True)
+                if new_isr_n < 0:
+                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                else:
+                    data.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
         field = "leader_recovery_state, partition_epoch"
         data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
         pos += 5
@@ -485,31 +489,34 @@ def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "new_isr_with_epochs[]"
         index = -1  # no element yet: an error in the count names the array itself
         new_isr_with_epochs_n = buf[pos] - 1
-        if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if new_isr_with_epochs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
-        if new_isr_with_epochs_n < 0:
-            raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-        elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            new_isr_with_epochs_items: list[BrokerState] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
-            new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
-            if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
-                for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                    new_isr_with_epochs_item = blank_instance(BrokerState)
-                    new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
-                    new_isr_with_epochs_item.unknown_tagged_fields = ()
-                    new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                pos = new_isr_with_epochs_end
+            if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(new_isr_with_epochs_n):
-                    new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
-                    new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-            data.new_isr_with_epochs = new_isr_with_epochs_items
+                new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
+            if new_isr_with_epochs_n < 0:
+                raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                new_isr_with_epochs_items: list[BrokerState] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
+                new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
+                if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
+                    for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
+                        new_isr_with_epochs_item = blank_instance(BrokerState)
+                        new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
+                        new_isr_with_epochs_item.unknown_tagged_fields = ()
+                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                    pos = new_isr_with_epochs_end
+                else:
+                    for index in range(new_isr_with_epochs_n):
+                        new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
+                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                data.new_isr_with_epochs = new_isr_with_epochs_items
         field = "leader_recovery_state, partition_epoch"
         data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
         pos += 5
@@ -580,61 +587,71 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.leader_recovery_state = 0
-                    field = "partition_index, leader_epoch"
-                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                    pos += 8
-                    field = "new_isr"
-                    new_isr_n = buf[pos] - 1
-                    new_isr_end = pos + 1 + new_isr_n * 4
-                    if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = new_isr_end
-                    else:
-                        new_isr_n, pos = _w.read_count(buf, pos, True)
-                        if new_isr_n < 0:
-                            raise DecodeError("non-nullable field new_isr was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        partitions_item.leader_recovery_state = 0
+                        field = "partition_index, leader_epoch"
+                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                        pos += 8
+                        field = "new_isr"
+                        new_isr_n = buf[pos] - 1
+                        if new_isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            new_isr_end = pos + 1 + new_isr_n * 4
+                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = new_isr_end
+                            else:
+                                new_isr_n, pos = _w.read_count(buf, pos, True)
+                                if new_isr_n < 0:
+                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                else:
+                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                        field = "partition_epoch"
+                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -706,60 +723,70 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, leader_epoch"
-                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                    pos += 8
-                    field = "new_isr"
-                    new_isr_n = buf[pos] - 1
-                    new_isr_end = pos + 1 + new_isr_n * 4
-                    if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = new_isr_end
-                    else:
-                        new_isr_n, pos = _w.read_count(buf, pos, True)
-                        if new_isr_n < 0:
-                            raise DecodeError("non-nullable field new_isr was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, leader_epoch"
+                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                        pos += 8
+                        field = "new_isr"
+                        new_isr_n = buf[pos] - 1
+                        if new_isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                    field = "leader_recovery_state, partition_epoch"
-                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                    pos += 5
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            new_isr_end = pos + 1 + new_isr_n * 4
+                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = new_isr_end
+                            else:
+                                new_isr_n, pos = _w.read_count(buf, pos, True)
+                                if new_isr_n < 0:
+                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                else:
+                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                        field = "leader_recovery_state, partition_epoch"
+                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                        pos += 5
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -835,51 +862,56 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, leader_epoch"
-                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                    pos += 8
-                    field = "new_isr"
-                    new_isr_n = buf[pos] - 1
-                    new_isr_end = pos + 1 + new_isr_n * 4
-                    if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = new_isr_end
-                    else:
-                        new_isr_n, pos = _w.read_count(buf, pos, True)
-                        if new_isr_n < 0:
-                            raise DecodeError("non-nullable field new_isr was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, leader_epoch"
+                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                        pos += 8
+                        field = "new_isr"
+                        new_isr_n = buf[pos] - 1
+                        if new_isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                    field = "leader_recovery_state, partition_epoch"
-                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                    pos += 5
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            new_isr_end = pos + 1 + new_isr_n * 4
+                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = new_isr_end
+                            else:
+                                new_isr_n, pos = _w.read_count(buf, pos, True)
+                                if new_isr_n < 0:
+                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                else:
+                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                        field = "leader_recovery_state, partition_epoch"
+                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                        pos += 5
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -948,66 +980,72 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, leader_epoch"
-                    partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                    pos += 8
-                    field = "new_isr_with_epochs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    new_isr_with_epochs_n = buf[pos] - 1
-                    if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
-                    if new_isr_with_epochs_n < 0:
-                        raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-                    elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        new_isr_with_epochs_items: list[BrokerState] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
-                        new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
-                        if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
-                            for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                                new_isr_with_epochs_item = blank_instance(BrokerState)
-                                new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
-                                new_isr_with_epochs_item.unknown_tagged_fields = ()
-                                new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                            pos = new_isr_with_epochs_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, leader_epoch"
+                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                        pos += 8
+                        field = "new_isr_with_epochs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        new_isr_with_epochs_n = buf[pos] - 1
+                        if new_isr_with_epochs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
                         else:
-                            for index in range(new_isr_with_epochs_n):
-                                new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
-                                new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                        partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
-                    field = "leader_recovery_state, partition_epoch"
-                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                    pos += 5
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
+                            if new_isr_with_epochs_n < 0:
+                                raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+                            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                new_isr_with_epochs_items: list[BrokerState] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
+                                new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
+                                if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
+                                    for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
+                                        new_isr_with_epochs_item = blank_instance(BrokerState)
+                                        new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
+                                        new_isr_with_epochs_item.unknown_tagged_fields = ()
+                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                                    pos = new_isr_with_epochs_end
+                                else:
+                                    for index in range(new_isr_with_epochs_n):
+                                        new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
+                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                                partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
+                        field = "leader_recovery_state, partition_epoch"
+                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                        pos += 5
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1076,89 +1114,102 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.leader_recovery_state = 0
-                                field = "partition_index, leader_epoch"
-                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                pos += 8
-                                field = "new_isr"
-                                new_isr_n = buf[pos] - 1
-                                new_isr_end = pos + 1 + new_isr_n * 4
-                                if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = new_isr_end
-                                else:
-                                    new_isr_n, pos = _w.read_count(buf, pos, True)
-                                    if new_isr_n < 0:
-                                        raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                    else:
-                                        partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        partitions_item.leader_recovery_state = 0
+                                        field = "partition_index, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                        pos += 8
+                                        field = "new_isr"
+                                        new_isr_n = buf[pos] - 1
+                                        if new_isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            new_isr_end = pos + 1 + new_isr_n * 4
+                                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = new_isr_end
+                                            else:
+                                                new_isr_n, pos = _w.read_count(buf, pos, True)
+                                                if new_isr_n < 0:
+                                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                                else:
+                                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                                        field = "partition_epoch"
+                                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
+                                        pos += 4
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1226,88 +1277,101 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, leader_epoch"
-                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                pos += 8
-                                field = "new_isr"
-                                new_isr_n = buf[pos] - 1
-                                new_isr_end = pos + 1 + new_isr_n * 4
-                                if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = new_isr_end
-                                else:
-                                    new_isr_n, pos = _w.read_count(buf, pos, True)
-                                    if new_isr_n < 0:
-                                        raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                    else:
-                                        partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                                field = "leader_recovery_state, partition_epoch"
-                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                pos += 5
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                        pos += 8
+                                        field = "new_isr"
+                                        new_isr_n = buf[pos] - 1
+                                        if new_isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            new_isr_end = pos + 1 + new_isr_n * 4
+                                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = new_isr_end
+                                            else:
+                                                new_isr_n, pos = _w.read_count(buf, pos, True)
+                                                if new_isr_n < 0:
+                                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                                else:
+                                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                                        field = "leader_recovery_state, partition_epoch"
+                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                        pos += 5
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1375,83 +1439,91 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    topics_item.topic_name = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, leader_epoch"
-                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                pos += 8
-                                field = "new_isr"
-                                new_isr_n = buf[pos] - 1
-                                new_isr_end = pos + 1 + new_isr_n * 4
-                                if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = new_isr_end
-                                else:
-                                    new_isr_n, pos = _w.read_count(buf, pos, True)
-                                    if new_isr_n < 0:
-                                        raise DecodeError("non-nullable field new_isr was null", offset=pos)
-                                    else:
-                                        partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
-                                field = "leader_recovery_state, partition_epoch"
-                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                pos += 5
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        topics_item.topic_name = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                        pos += 8
+                                        field = "new_isr"
+                                        new_isr_n = buf[pos] - 1
+                                        if new_isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            new_isr_end = pos + 1 + new_isr_n * 4
+                                            if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
+                                                partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = new_isr_end
+                                            else:
+                                                new_isr_n, pos = _w.read_count(buf, pos, True)
+                                                if new_isr_n < 0:
+                                                    raise DecodeError("non-nullable field new_isr was null", offset=pos)
+                                                else:
+                                                    partitions_item.new_isr, pos = _w.read_fixed_array(buf, pos, new_isr_n, "i", 4)
+                                        field = "leader_recovery_state, partition_epoch"
+                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                        pos += 5
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1519,98 +1591,107 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    topics_item.topic_name = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, leader_epoch"
-                                partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
-                                pos += 8
-                                field = "new_isr_with_epochs[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                new_isr_with_epochs_n = buf[pos] - 1
-                                if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
-                                if new_isr_with_epochs_n < 0:
-                                    raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-                                elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    new_isr_with_epochs_items: list[BrokerState] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
-                                    new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
-                                    if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
-                                        for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
-                                            new_isr_with_epochs_item = blank_instance(BrokerState)
-                                            new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
-                                            new_isr_with_epochs_item.unknown_tagged_fields = ()
-                                            new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                                        pos = new_isr_with_epochs_end
-                                    else:
-                                        for index in range(new_isr_with_epochs_n):
-                                            new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
-                                            new_isr_with_epochs_items.append(new_isr_with_epochs_item)
-                                    partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
-                                field = "leader_recovery_state, partition_epoch"
-                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                pos += 5
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        topics_item.topic_name = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_leader_epoch(buf, pos)
+                                        pos += 8
+                                        field = "new_isr_with_epochs[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        new_isr_with_epochs_n = buf[pos] - 1
+                                        if new_isr_with_epochs_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if new_isr_with_epochs_n < 0x7F and new_isr_with_epochs_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if new_isr_with_epochs_n < 0:
+                                                raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+                                            elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                new_isr_with_epochs_items: list[BrokerState] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                new_isr_with_epochs_end = pos + new_isr_with_epochs_n * 13
+                                                new_isr_with_epochs_rows = buf[pos:new_isr_with_epochs_end]
+                                                if len(new_isr_with_epochs_rows) == new_isr_with_epochs_n * 13 and not any(new_isr_with_epochs_rows[12::13]):
+                                                    for new_isr_with_epochs_row in _rows_BrokerState_v3(new_isr_with_epochs_rows):
+                                                        new_isr_with_epochs_item = blank_instance(BrokerState)
+                                                        new_isr_with_epochs_item.broker_id, new_isr_with_epochs_item.broker_epoch, _ = new_isr_with_epochs_row
+                                                        new_isr_with_epochs_item.unknown_tagged_fields = ()
+                                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                                                    pos = new_isr_with_epochs_end
+                                                else:
+                                                    for index in range(new_isr_with_epochs_n):
+                                                        new_isr_with_epochs_item, pos = _read_BrokerState_v3(buf, pos)
+                                                        new_isr_with_epochs_items.append(new_isr_with_epochs_item)
+                                                partitions_item.new_isr_with_epochs = new_isr_with_epochs_items
+                                        field = "leader_recovery_state, partition_epoch"
+                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                        pos += 5
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -231,17 +231,19 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         pos += 14
         field = "isr"
         isr_n = buf[pos] - 1
-        isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                data.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = isr_end
+        if isr_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            isr_n, pos = _w.read_count(buf, pos, True)
-            if isr_n < 0:
-                raise DecodeError("non-nullable field isr was null", offset=pos)
+            isr_end = pos + 1 + isr_n * 4
+            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                data.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = isr_end
             else:
-                data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                isr_n, pos = _w.read_count(buf, pos, True)
+                if isr_n < 0:
+                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                else:
+                    data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "partition_epoch"
         (data.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
         pos += 4
@@ -310,17 +312,19 @@ def _read_PartitionData_v1_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         pos += 14
         field = "isr"
         isr_n = buf[pos] - 1
-        isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                data.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = isr_end
+        if isr_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            isr_n, pos = _w.read_count(buf, pos, True)
-            if isr_n < 0:
-                raise DecodeError("non-nullable field isr was null", offset=pos)
+            isr_end = pos + 1 + isr_n * 4
+            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                data.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = isr_end
             else:
-                data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                isr_n, pos = _w.read_count(buf, pos, True)
+                if isr_n < 0:
+                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                else:
+                    data.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "leader_recovery_state, partition_epoch"
         data.leader_recovery_state, data.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
         pos += 5
@@ -386,61 +390,71 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.leader_recovery_state = 0
-                    field = "partition_index, error_code, leader_id, leader_epoch"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        partitions_item.leader_recovery_state = 0
+                        field = "partition_index, error_code, leader_id, leader_epoch"
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "partition_epoch"
+                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -512,60 +526,70 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, error_code, leader_id, leader_epoch"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, error_code, leader_id, leader_epoch"
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "leader_recovery_state, partition_epoch"
-                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                    pos += 5
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "leader_recovery_state, partition_epoch"
+                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                        pos += 5
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -641,51 +665,56 @@ def _read_TopicData_v2_3(buf: bytes, pos: int) -> tuple[TopicData, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, error_code, leader_id, leader_epoch"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, error_code, leader_id, leader_epoch"
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "leader_recovery_state, partition_epoch"
-                    partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                    pos += 5
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "leader_recovery_state, partition_epoch"
+                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                        pos += 5
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -754,89 +783,102 @@ def _read_AlterPartitionResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitio
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.leader_recovery_state = 0
-                                field = "partition_index, error_code, leader_id, leader_epoch"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        partitions_item.leader_recovery_state = 0
+                                        field = "partition_index, error_code, leader_id, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "partition_epoch"
+                                        (partitions_item.partition_epoch,) = _unpack_PartitionData_partition_epoch(buf, pos)
+                                        pos += 4
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -904,88 +946,101 @@ def _read_AlterPartitionResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitio
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, error_code, leader_id, leader_epoch"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "leader_recovery_state, partition_epoch"
-                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                pos += 5
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, error_code, leader_id, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "leader_recovery_state, partition_epoch"
+                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                        pos += 5
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1053,83 +1108,91 @@ def _read_AlterPartitionResponse_v2_3(buf: bytes, pos: int) -> tuple[AlterPartit
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    topics_item.topic_name = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, error_code, leader_id, leader_epoch"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "leader_recovery_state, partition_epoch"
-                                partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
-                                pos += 5
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        topics_item.topic_name = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, error_code, leader_id, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partitions_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "leader_recovery_state, partition_epoch"
+                                        partitions_item.leader_recovery_state, partitions_item.partition_epoch = _unpack_PartitionData_leader_recovery_state_partition_epoch(buf, pos)
+                                        pos += 5
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -218,25 +218,32 @@ def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplica
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -309,8 +316,8 @@ def _read_AlterReplicaLogDir_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -381,61 +388,76 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
     size = len(buf)
     try:
         field = "path"
-        path_end = pos + buf[pos]
-        if pos < path_end < pos + 0x80 and path_end <= size:  # the usual case: a short string
-            alter_replica_log_dir.path = buf[pos + 1:path_end].decode()
-            pos = path_end
+        path_n = buf[pos]  # the length + 1
+        if path_n == 1:  # the empty string
+            alter_replica_log_dir.path = ""
+            pos += 1
         else:
-            alter_replica_log_dir.path, pos = _w.read_compact_string_nn(buf, pos)
+            path_end = pos + path_n
+            if 0 < path_n < 0x80 and path_end <= size:  # the usual case: a short string
+                alter_replica_log_dir.path = buf[pos + 1:path_end].decode()
+                pos = path_end
+            else:
+                alter_replica_log_dir.path, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(AlterReplicaLogDirTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(AlterReplicaLogDirTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            alter_replica_log_dir.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                alter_replica_log_dir.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -509,8 +531,8 @@ def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterRepl
         dirs_n, pos = _w.read_count(buf, pos, False)
         if dirs_n < 0:
             raise DecodeError("non-nullable field dirs was null", offset=pos)
-        elif dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif dirs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
             for dirs_index in range(dirs_n):
@@ -523,8 +545,8 @@ def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterRepl
                     topics_n, pos = _w.read_count(buf, pos, False)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif topics_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
                         for topics_index in range(topics_n):
@@ -600,88 +622,106 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
         field = "dirs[]"
         index = -1  # no element yet: an error in the count names the array itself
         dirs_n = buf[pos] - 1
-        if dirs_n < 0x7F and dirs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if dirs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            dirs_n, pos = _w.read_count(buf, pos, True)
-        if dirs_n < 0:
-            raise DecodeError("non-nullable field dirs was null", offset=pos)
-        elif dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for dirs_index in range(dirs_n):
-                try:
-                    dirs_item = blank_instance(AlterReplicaLogDir)
-                    field = "path"
-                    path_end = pos + buf[pos]
-                    if pos < path_end < pos + 0x80 and path_end <= size:  # the usual case: a short string
-                        dirs_item.path = buf[pos + 1:path_end].decode()
-                        pos = path_end
-                    else:
-                        dirs_item.path, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(AlterReplicaLogDirTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions"
-                                partitions_n = buf[pos] - 1
-                                partitions_end = pos + 1 + partitions_n * 4
-                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partitions_end
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                    if partitions_n < 0:
-                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                    else:
-                                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        dirs_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        dirs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        dirs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "dirs[]", dirs_index
-                    raise failure from None
-                dirs_items.append(dirs_item)
-            field, index = "dirs[]", dirs_index  # as the last call would have left them
-            request.dirs = dirs_items
+            if dirs_n < 0x7F and dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                dirs_n, pos = _w.read_count(buf, pos, True)
+            if dirs_n < 0:
+                raise DecodeError("non-nullable field dirs was null", offset=pos)
+            elif dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
+                for dirs_index in range(dirs_n):
+                    try:
+                        dirs_item = blank_instance(AlterReplicaLogDir)
+                        field = "path"
+                        path_n = buf[pos]  # the length + 1
+                        if path_n == 1:  # the empty string
+                            dirs_item.path = ""
+                            pos += 1
+                        else:
+                            path_end = pos + path_n
+                            if 0 < path_n < 0x80 and path_end <= size:  # the usual case: a short string
+                                dirs_item.path = buf[pos + 1:path_end].decode()
+                                pos = path_end
+                            else:
+                                dirs_item.path, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(AlterReplicaLogDirTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions"
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partitions_end = pos + 1 + partitions_n * 4
+                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partitions_end
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                                if partitions_n < 0:
+                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                                else:
+                                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                dirs_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            dirs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            dirs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "dirs[]", dirs_index
+                        raise failure from None
+                    dirs_items.append(dirs_item)
+                field, index = "dirs[]", dirs_index  # as the last call would have left them
+                request.dirs = dirs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

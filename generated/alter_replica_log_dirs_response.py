@@ -258,8 +258,8 @@ def _read_AlterReplicaLogDirTopicResult_v1(buf: bytes, pos: int) -> tuple[AlterR
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[AlterReplicaLogDirPartitionResult] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -326,40 +326,48 @@ def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterR
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            result.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            result.topic_name = ""
+            pos += 1
         else:
-            result.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                result.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                result.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[AlterReplicaLogDirPartitionResult] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 7
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
-                    partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
-                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
-                    partitions_items.append(partitions_item)
-            result.partitions = partitions_items
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[AlterReplicaLogDirPartitionResult] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                partitions_end = pos + partitions_n * 7
+                partitions_rows = buf[pos:partitions_end]
+                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                    for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
+                        partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
+                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                        partitions_item.unknown_tagged_fields = ()
+                        partitions_items.append(partitions_item)
+                    pos = partitions_end
+                else:
+                    for index in range(partitions_n):
+                        partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
+                        partitions_items.append(partitions_item)
+                result.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -437,8 +445,8 @@ def _read_AlterReplicaLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[AlterRep
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[AlterReplicaLogDirTopicResult] = []
             for results_index in range(results_n):
@@ -451,8 +459,8 @@ def _read_AlterReplicaLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[AlterRep
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[AlterReplicaLogDirPartitionResult] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -529,67 +537,78 @@ def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterRep
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[AlterReplicaLogDirTopicResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(AlterReplicaLogDirTopicResult)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        results_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        results_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[AlterReplicaLogDirPartitionResult] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 7
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
-                            for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
-                                partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
-                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[AlterReplicaLogDirTopicResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(AlterReplicaLogDirTopicResult)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            results_item.topic_name = ""
+                            pos += 1
                         else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
-                                partitions_items.append(partitions_item)
-                        results_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                results_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                results_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[AlterReplicaLogDirPartitionResult] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partitions_end = pos + partitions_n * 7
+                                partitions_rows = buf[pos:partitions_end]
+                                if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                                    for partitions_row in _rows_AlterReplicaLogDirPartitionResult_v2(partitions_rows):
+                                        partitions_item = blank_instance(AlterReplicaLogDirPartitionResult)
+                                        partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                        partitions_item.unknown_tagged_fields = ()
+                                        partitions_items.append(partitions_item)
+                                    pos = partitions_end
+                                else:
+                                    for index in range(partitions_n):
+                                        partitions_item, pos = _read_AlterReplicaLogDirPartitionResult_v2(buf, pos)
+                                        partitions_items.append(partitions_item)
+                                results_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -205,12 +205,20 @@ def _read_AlterShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) -> tu
         partition.partition_index, partition.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            partition.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            partition.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            partition.error_message = None
+            pos += 1
         else:
-            partition.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                partition.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                partition.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -257,53 +265,69 @@ def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            topic.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            topic.topic_name = ""
+            pos += 1
         else:
-            topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                topic.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                topic.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
-                    field = "partition_index, error_code"
-                    partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
-                    pos += 6
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
+                        field = "partition_index, error_code"
+                        partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
+                        pos += 6
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partitions_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partitions_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -380,89 +404,116 @@ def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Alter
         response.throttle_time_ms, response.error_code = _unpack_AlterShareGroupOffsetsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(AlterShareGroupOffsetsResponseTopic)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        responses_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        responses_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
-                                field = "partition_index, error_code"
-                                partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
-                                pos += 6
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(AlterShareGroupOffsetsResponseTopic)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            responses_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                responses_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                responses_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(AlterShareGroupOffsetsResponsePartition)
+                                        field = "partition_index, error_code"
+                                        partitions_item.partition_index, partitions_item.error_code = _unpack_AlterShareGroupOffsetsResponsePartition_partition_index_error_code(buf, pos)
+                                        pos += 6
+                                        field = "error_message"
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
+                                        else:
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                responses_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -193,12 +193,17 @@ def _read_ScramCredentialDeletion_v0(buf: bytes, pos: int) -> tuple[ScramCredent
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            deletion.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            deletion.name = ""
+            pos += 1
         else:
-            deletion.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                deletion.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                deletion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism"
         (deletion.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
         pos += 1
@@ -255,12 +260,17 @@ def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int) -> tuple[ScramCreden
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            upsertion.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            upsertion.name = ""
+            pos += 1
         else:
-            upsertion.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                upsertion.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                upsertion.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "mechanism, iterations"
         upsertion.mechanism, upsertion.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
         pos += 5
@@ -333,85 +343,101 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
         field = "deletions[]"
         index = -1  # no element yet: an error in the count names the array itself
         deletions_n = buf[pos] - 1
-        if deletions_n < 0x7F and deletions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if deletions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            deletions_n, pos = _w.read_count(buf, pos, True)
-        if deletions_n < 0:
-            raise DecodeError("non-nullable field deletions was null", offset=pos)
-        elif deletions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            deletions_items: list[ScramCredentialDeletion] = []
-            for deletions_index in range(deletions_n):
-                try:
-                    deletions_item = blank_instance(ScramCredentialDeletion)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        deletions_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        deletions_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "mechanism"
-                    (deletions_item.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
-                    pos += 1
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if deletions_n < 0x7F and deletions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                deletions_n, pos = _w.read_count(buf, pos, True)
+            if deletions_n < 0:
+                raise DecodeError("non-nullable field deletions was null", offset=pos)
+            elif deletions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                deletions_items: list[ScramCredentialDeletion] = []
+                for deletions_index in range(deletions_n):
+                    try:
+                        deletions_item = blank_instance(ScramCredentialDeletion)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            deletions_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                deletions_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                deletions_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "mechanism"
+                        (deletions_item.mechanism,) = _unpack_ScramCredentialDeletion_mechanism(buf, pos)
                         pos += 1
-                        deletions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        deletions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "deletions[]", deletions_index
-                    raise failure from None
-                deletions_items.append(deletions_item)
-            field, index = "deletions[]", deletions_index  # as the last call would have left them
-            request.deletions = deletions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            deletions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            deletions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "deletions[]", deletions_index
+                        raise failure from None
+                    deletions_items.append(deletions_item)
+                field, index = "deletions[]", deletions_index  # as the last call would have left them
+                request.deletions = deletions_items
         field = "upsertions[]"
         index = -1  # no element yet: an error in the count names the array itself
         upsertions_n = buf[pos] - 1
-        if upsertions_n < 0x7F and upsertions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if upsertions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            upsertions_n, pos = _w.read_count(buf, pos, True)
-        if upsertions_n < 0:
-            raise DecodeError("non-nullable field upsertions was null", offset=pos)
-        elif upsertions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            upsertions_items: list[ScramCredentialUpsertion] = []
-            for upsertions_index in range(upsertions_n):
-                try:
-                    upsertions_item = blank_instance(ScramCredentialUpsertion)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        upsertions_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        upsertions_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "mechanism, iterations"
-                    upsertions_item.mechanism, upsertions_item.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
-                    pos += 5
-                    field = "salt"
-                    upsertions_item.salt, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "salted_password"
-                    upsertions_item.salted_password, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        upsertions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        upsertions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "upsertions[]", upsertions_index
-                    raise failure from None
-                upsertions_items.append(upsertions_item)
-            field, index = "upsertions[]", upsertions_index  # as the last call would have left them
-            request.upsertions = upsertions_items
+            if upsertions_n < 0x7F and upsertions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                upsertions_n, pos = _w.read_count(buf, pos, True)
+            if upsertions_n < 0:
+                raise DecodeError("non-nullable field upsertions was null", offset=pos)
+            elif upsertions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                upsertions_items: list[ScramCredentialUpsertion] = []
+                for upsertions_index in range(upsertions_n):
+                    try:
+                        upsertions_item = blank_instance(ScramCredentialUpsertion)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            upsertions_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                upsertions_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                upsertions_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "mechanism, iterations"
+                        upsertions_item.mechanism, upsertions_item.iterations = _unpack_ScramCredentialUpsertion_mechanism_iterations(buf, pos)
+                        pos += 5
+                        field = "salt"
+                        upsertions_item.salt, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "salted_password"
+                        upsertions_item.salted_password, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            upsertions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            upsertions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "upsertions[]", upsertions_index
+                        raise failure from None
+                    upsertions_items.append(upsertions_item)
+                field, index = "upsertions[]", upsertions_index  # as the last call would have left them
+                request.upsertions = upsertions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -107,19 +107,29 @@ def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
     size = len(buf)
     try:
         field = "client_software_name"
-        client_software_name_end = pos + buf[pos]
-        if pos < client_software_name_end < pos + 0x80 and client_software_name_end <= size:  # the usual case: a short string
-            request.client_software_name = buf[pos + 1:client_software_name_end].decode()
-            pos = client_software_name_end
+        client_software_name_n = buf[pos]  # the length + 1
+        if client_software_name_n == 1:  # the empty string
+            request.client_software_name = ""
+            pos += 1
         else:
-            request.client_software_name, pos = _w.read_compact_string_nn(buf, pos)
+            client_software_name_end = pos + client_software_name_n
+            if 0 < client_software_name_n < 0x80 and client_software_name_end <= size:  # the usual case: a short string
+                request.client_software_name = buf[pos + 1:client_software_name_end].decode()
+                pos = client_software_name_end
+            else:
+                request.client_software_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_software_version"
-        client_software_version_end = pos + buf[pos]
-        if pos < client_software_version_end < pos + 0x80 and client_software_version_end <= size:  # the usual case: a short string
-            request.client_software_version = buf[pos + 1:client_software_version_end].decode()
-            pos = client_software_version_end
+        client_software_version_n = buf[pos]  # the length + 1
+        if client_software_version_n == 1:  # the empty string
+            request.client_software_version = ""
+            pos += 1
         else:
-            request.client_software_version, pos = _w.read_compact_string_nn(buf, pos)
+            client_software_version_end = pos + client_software_version_n
+            if 0 < client_software_version_n < 0x80 and client_software_version_end <= size:  # the usual case: a short string
+                request.client_software_version = buf[pos + 1:client_software_version_end].decode()
+                pos = client_software_version_end
+            else:
+                request.client_software_version, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

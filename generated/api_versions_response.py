@@ -355,12 +355,17 @@ def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatu
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            key.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            key.name = ""
+            pos += 1
         else:
-            key.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                key.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                key.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_version, max_version"
         key.min_version, key.max_version = _unpack_SupportedFeatureKey_min_version_max_version(buf, pos)
         pos += 4
@@ -417,12 +422,17 @@ def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatu
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            key.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            key.name = ""
+            pos += 1
         else:
-            key.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                key.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                key.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, min_version_level"
         key.max_version_level, key.min_version_level = _unpack_FinalizedFeatureKey_max_version_level_min_version_level(buf, pos)
         pos += 4
@@ -489,8 +499,8 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
-        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif api_keys_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -563,8 +573,8 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
-        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif api_keys_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -640,31 +650,34 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         field = "api_keys[]"
         index = -1  # no element yet: an error in the count names the array itself
         api_keys_n = buf[pos] - 1
-        if api_keys_n < 0x7F and api_keys_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if api_keys_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            api_keys_n, pos = _w.read_count(buf, pos, True)
-        if api_keys_n < 0:
-            raise DecodeError("non-nullable field api_keys was null", offset=pos)
-        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            api_keys_items: KeyedList[ApiVersion] = KeyedList()
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            api_keys_end = pos + api_keys_n * 7
-            api_keys_rows = buf[pos:api_keys_end]
-            if len(api_keys_rows) == api_keys_n * 7 and not any(api_keys_rows[6::7]):
-                for api_keys_row in _rows_ApiVersion_v3_4(api_keys_rows):
-                    api_keys_item = blank_instance(ApiVersion)
-                    api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
-                    api_keys_item.unknown_tagged_fields = ()
-                    api_keys_items.append(api_keys_item)
-                pos = api_keys_end
+            if api_keys_n < 0x7F and api_keys_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(api_keys_n):
-                    api_keys_item, pos = _read_ApiVersion_v3_4(buf, pos)
-                    api_keys_items.append(api_keys_item)
-            response.api_keys = api_keys_items
+                api_keys_n, pos = _w.read_count(buf, pos, True)
+            if api_keys_n < 0:
+                raise DecodeError("non-nullable field api_keys was null", offset=pos)
+            elif api_keys_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                api_keys_items: KeyedList[ApiVersion] = KeyedList()
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                api_keys_end = pos + api_keys_n * 7
+                api_keys_rows = buf[pos:api_keys_end]
+                if len(api_keys_rows) == api_keys_n * 7 and not any(api_keys_rows[6::7]):
+                    for api_keys_row in _rows_ApiVersion_v3_4(api_keys_rows):
+                        api_keys_item = blank_instance(ApiVersion)
+                        api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
+                        api_keys_item.unknown_tagged_fields = ()
+                        api_keys_items.append(api_keys_item)
+                    pos = api_keys_end
+                else:
+                    for index in range(api_keys_n):
+                        api_keys_item, pos = _read_ApiVersion_v3_4(buf, pos)
+                        api_keys_items.append(api_keys_item)
+                response.api_keys = api_keys_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ApiVersionsResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -691,42 +704,50 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     field = "supported_features[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     supported_features_n = buf[pos] - 1
-                    if supported_features_n < 0x7F and supported_features_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if supported_features_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        supported_features_n, pos = _w.read_count(buf, pos, True)
-                    if supported_features_n < 0:
-                        raise DecodeError("non-nullable field supported_features was null", offset=pos)
-                    elif supported_features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
-                        for supported_features_index in range(supported_features_n):
-                            try:
-                                supported_features_item = blank_instance(SupportedFeatureKey)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    supported_features_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    supported_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "min_version, max_version"
-                                supported_features_item.min_version, supported_features_item.max_version = _unpack_SupportedFeatureKey_min_version_max_version(buf, pos)
-                                pos += 4
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    supported_features_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    supported_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "supported_features[]", supported_features_index
-                                raise failure from None
-                            supported_features_items.append(supported_features_item)
-                        field, index = "supported_features[]", supported_features_index  # as the last call would have left them
-                        response.supported_features = supported_features_items
+                        if supported_features_n < 0x7F and supported_features_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            supported_features_n, pos = _w.read_count(buf, pos, True)
+                        if supported_features_n < 0:
+                            raise DecodeError("non-nullable field supported_features was null", offset=pos)
+                        elif supported_features_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
+                            for supported_features_index in range(supported_features_n):
+                                try:
+                                    supported_features_item = blank_instance(SupportedFeatureKey)
+                                    field = "name"
+                                    name_n = buf[pos]  # the length + 1
+                                    if name_n == 1:  # the empty string
+                                        supported_features_item.name = ""
+                                        pos += 1
+                                    else:
+                                        name_end = pos + name_n
+                                        if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                            supported_features_item.name = buf[pos + 1:name_end].decode()
+                                            pos = name_end
+                                        else:
+                                            supported_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "min_version, max_version"
+                                    supported_features_item.min_version, supported_features_item.max_version = _unpack_SupportedFeatureKey_min_version_max_version(buf, pos)
+                                    pos += 4
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        supported_features_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        supported_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "supported_features[]", supported_features_index
+                                    raise failure from None
+                                supported_features_items.append(supported_features_item)
+                            field, index = "supported_features[]", supported_features_index  # as the last call would have left them
+                            response.supported_features = supported_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (supported_features) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -739,42 +760,50 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     field = "finalized_features[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     finalized_features_n = buf[pos] - 1
-                    if finalized_features_n < 0x7F and finalized_features_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if finalized_features_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        finalized_features_n, pos = _w.read_count(buf, pos, True)
-                    if finalized_features_n < 0:
-                        raise DecodeError("non-nullable field finalized_features was null", offset=pos)
-                    elif finalized_features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
-                        for finalized_features_index in range(finalized_features_n):
-                            try:
-                                finalized_features_item = blank_instance(FinalizedFeatureKey)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    finalized_features_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    finalized_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "max_version_level, min_version_level"
-                                finalized_features_item.max_version_level, finalized_features_item.min_version_level = _unpack_FinalizedFeatureKey_max_version_level_min_version_level(buf, pos)
-                                pos += 4
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    finalized_features_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    finalized_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "finalized_features[]", finalized_features_index
-                                raise failure from None
-                            finalized_features_items.append(finalized_features_item)
-                        field, index = "finalized_features[]", finalized_features_index  # as the last call would have left them
-                        response.finalized_features = finalized_features_items
+                        if finalized_features_n < 0x7F and finalized_features_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            finalized_features_n, pos = _w.read_count(buf, pos, True)
+                        if finalized_features_n < 0:
+                            raise DecodeError("non-nullable field finalized_features was null", offset=pos)
+                        elif finalized_features_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
+                            for finalized_features_index in range(finalized_features_n):
+                                try:
+                                    finalized_features_item = blank_instance(FinalizedFeatureKey)
+                                    field = "name"
+                                    name_n = buf[pos]  # the length + 1
+                                    if name_n == 1:  # the empty string
+                                        finalized_features_item.name = ""
+                                        pos += 1
+                                    else:
+                                        name_end = pos + name_n
+                                        if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                            finalized_features_item.name = buf[pos + 1:name_end].decode()
+                                            pos = name_end
+                                        else:
+                                            finalized_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "max_version_level, min_version_level"
+                                    finalized_features_item.max_version_level, finalized_features_item.min_version_level = _unpack_FinalizedFeatureKey_max_version_level_min_version_level(buf, pos)
+                                    pos += 4
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        finalized_features_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        finalized_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "finalized_features[]", finalized_features_index
+                                    raise failure from None
+                                finalized_features_items.append(finalized_features_item)
+                            field, index = "finalized_features[]", finalized_features_index  # as the last call would have left them
+                            response.finalized_features = finalized_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (finalized_features) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:

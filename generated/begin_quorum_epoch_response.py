@@ -333,8 +333,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -401,40 +401,48 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 15
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                for partitions_row in _rows_PartitionData_v1(partitions_rows):
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                    partitions_items.append(partitions_item)
-            data.partitions = partitions_items
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                partitions_end = pos + partitions_n * 15
+                partitions_rows = buf[pos:partitions_end]
+                if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
+                    for partitions_row in _rows_PartitionData_v1(partitions_rows):
+                        partitions_item = blank_instance(PartitionData)
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
+                        partitions_item.unknown_tagged_fields = ()
+                        partitions_items.append(partitions_item)
+                    pos = partitions_end
+                else:
+                    for index in range(partitions_n):
+                        partitions_item, pos = _read_PartitionData_v1(buf, pos)
+                        partitions_items.append(partitions_item)
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -508,12 +516,17 @@ def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 2
@@ -579,8 +592,8 @@ def _read_BeginQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[BeginQuorum
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -593,8 +606,8 @@ def _read_BeginQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[BeginQuorum
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[PartitionData] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -673,67 +686,78 @@ def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorum
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 15
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
-                            for partitions_row in _rows_PartitionData_v1(partitions_rows):
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
                         else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partitions_end = pos + partitions_n * 15
+                                partitions_rows = buf[pos:partitions_end]
+                                if len(partitions_rows) == partitions_n * 15 and not any(partitions_rows[14::15]):
+                                    for partitions_row in _rows_PartitionData_v1(partitions_rows):
+                                        partitions_item = blank_instance(PartitionData)
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, _ = partitions_row
+                                        partitions_item.unknown_tagged_fields = ()
+                                        partitions_items.append(partitions_item)
+                                    pos = partitions_end
+                                else:
+                                    for index in range(partitions_n):
+                                        partitions_item, pos = _read_PartitionData_v1(buf, pos)
+                                        partitions_items.append(partitions_item)
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -757,45 +781,53 @@ def _read_BeginQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[BeginQuorum
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if node_endpoints_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for node_endpoints_index in range(node_endpoints_n):
-                            try:
-                                node_endpoints_item = blank_instance(NodeEndpoint)
-                                field = "node_id"
-                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    node_endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "node_endpoints[]", node_endpoints_index
-                                raise failure from None
-                            node_endpoints_items.append(node_endpoints_item)
-                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                        response.node_endpoints = node_endpoints_items
+                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                        if node_endpoints_n < 0:
+                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                            for node_endpoints_index in range(node_endpoints_n):
+                                try:
+                                    node_endpoints_item = blank_instance(NodeEndpoint)
+                                    field = "node_id"
+                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                    pos += 4
+                                    field = "host"
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
+                                    else:
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "port"
+                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                    pos += 2
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        node_endpoints_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "node_endpoints[]", node_endpoints_index
+                                    raise failure from None
+                                node_endpoints_items.append(node_endpoints_item)
+                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
+                            response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -91,12 +91,20 @@ def _read_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransact
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        record.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
+                    name_n = buf[pos]  # the length + 1
+                    if name_n == 1:  # the empty string
+                        record.name = ""
+                        pos += 1
+                    elif name_n == 0:  # null
+                        record.name = None
+                        pos += 1
                     else:
-                        record.name, pos = _w.read_compact_string(buf, pos)
+                        name_end = pos + name_n
+                        if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                            record.name = buf[pos + 1:name_end].decode()
+                            pos = name_end
+                        else:
+                            record.name, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (name) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -191,20 +191,23 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                     field = "offline_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
                     offline_log_dirs_n = buf[pos] - 1
-                    if offline_log_dirs_n < 0x7F and offline_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if offline_log_dirs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if offline_log_dirs_n < 0:
-                        raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                    elif offline_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        offline_log_dirs_items: list[UUID] = []
-                        for index in range(offline_log_dirs_n):
-                            offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            offline_log_dirs_items.append(offline_log_dirs_item)
-                        request.offline_log_dirs = offline_log_dirs_items
+                        if offline_log_dirs_n < 0x7F and offline_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                        if offline_log_dirs_n < 0:
+                            raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                        elif offline_log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            offline_log_dirs_items: list[UUID] = []
+                            for index in range(offline_log_dirs_n):
+                                offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                                offline_log_dirs_items.append(offline_log_dirs_item)
+                            request.offline_log_dirs = offline_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (offline_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -302,40 +305,47 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                     field = "offline_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
                     offline_log_dirs_n = buf[pos] - 1
-                    if offline_log_dirs_n < 0x7F and offline_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if offline_log_dirs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if offline_log_dirs_n < 0:
-                        raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                    elif offline_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        offline_log_dirs_items: list[UUID] = []
-                        for index in range(offline_log_dirs_n):
-                            offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            offline_log_dirs_items.append(offline_log_dirs_item)
-                        request.offline_log_dirs = offline_log_dirs_items
+                        if offline_log_dirs_n < 0x7F and offline_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                        if offline_log_dirs_n < 0:
+                            raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
+                        elif offline_log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            offline_log_dirs_items: list[UUID] = []
+                            for index in range(offline_log_dirs_n):
+                                offline_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                                offline_log_dirs_items.append(offline_log_dirs_item)
+                            request.offline_log_dirs = offline_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (offline_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
                     field = "cordoned_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
                     cordoned_log_dirs_n = buf[pos] - 1
-                    if cordoned_log_dirs_n < 0x7F and cordoned_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                    if cordoned_log_dirs_n == 0:  # empty: a count byte of 1
                         pos += 1
-                    else:
-                        cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if cordoned_log_dirs_n < 0:
-                        request.cordoned_log_dirs = None
-                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
                         request.cordoned_log_dirs = []
                     else:
-                        cordoned_log_dirs_items: list[UUID] = []
-                        for index in range(cordoned_log_dirs_n):
-                            cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            cordoned_log_dirs_items.append(cordoned_log_dirs_item)
-                        request.cordoned_log_dirs = cordoned_log_dirs_items
+                        if cordoned_log_dirs_n < 0x7F and cordoned_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                        if cordoned_log_dirs_n < 0:
+                            request.cordoned_log_dirs = None
+                        elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
+                            request.cordoned_log_dirs = []
+                        else:
+                            cordoned_log_dirs_items: list[UUID] = []
+                            for index in range(cordoned_log_dirs_n):
+                                cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                                cordoned_log_dirs_items.append(cordoned_log_dirs_item)
+                            request.cordoned_log_dirs = cordoned_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (cordoned_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -326,20 +326,23 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
                     field = "log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
                     log_dirs_n = buf[pos] - 1
-                    if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if log_dirs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if log_dirs_n < 0:
-                        raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-                    elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        log_dirs_items: list[UUID] = []
-                        for index in range(log_dirs_n):
-                            log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            log_dirs_items.append(log_dirs_item)
-                        record.log_dirs = log_dirs_items
+                        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            log_dirs_n, pos = _w.read_count(buf, pos, True)
+                        if log_dirs_n < 0:
+                            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+                        elif log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            log_dirs_items: list[UUID] = []
+                            for index in range(log_dirs_n):
+                                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                                log_dirs_items.append(log_dirs_item)
+                            record.log_dirs = log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -251,19 +251,29 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            listener.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            listener.name = ""
+            pos += 1
         else:
-            listener.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                listener.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            listener.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            listener.host = ""
+            pos += 1
         else:
-            listener.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                listener.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         listener.port, listener.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
         pos += 4
@@ -330,12 +340,17 @@ def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            feature.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            feature.name = ""
+            pos += 1
         else:
-            feature.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                feature.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -397,106 +412,140 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
         listeners_n = buf[pos] - 1
-        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if listeners_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for listeners_index in range(listeners_n):
-                try:
-                    listeners_item = blank_instance(Listener)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        listeners_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        listeners_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        listeners_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "listeners[]", listeners_index
-                    raise failure from None
-                listeners_items.append(listeners_item)
-            field, index = "listeners[]", listeners_index  # as the last call would have left them
-            request.listeners = listeners_items
+            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                listeners_n, pos = _w.read_count(buf, pos, True)
+            if listeners_n < 0:
+                raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                listeners_items: KeyedList[Listener] = KeyedList()
+                for listeners_index in range(listeners_n):
+                    try:
+                        listeners_item = blank_instance(Listener)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            listeners_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "listeners[]", listeners_index
+                        raise failure from None
+                    listeners_items.append(listeners_item)
+                field, index = "listeners[]", listeners_index  # as the last call would have left them
+                request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[Feature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(Feature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                request.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(Feature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            request.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -602,106 +651,140 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
         listeners_n = buf[pos] - 1
-        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if listeners_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for listeners_index in range(listeners_n):
-                try:
-                    listeners_item = blank_instance(Listener)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        listeners_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        listeners_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        listeners_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "listeners[]", listeners_index
-                    raise failure from None
-                listeners_items.append(listeners_item)
-            field, index = "listeners[]", listeners_index  # as the last call would have left them
-            request.listeners = listeners_items
+            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                listeners_n, pos = _w.read_count(buf, pos, True)
+            if listeners_n < 0:
+                raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                listeners_items: KeyedList[Listener] = KeyedList()
+                for listeners_index in range(listeners_n):
+                    try:
+                        listeners_item = blank_instance(Listener)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            listeners_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "listeners[]", listeners_index
+                        raise failure from None
+                    listeners_items.append(listeners_item)
+                field, index = "listeners[]", listeners_index  # as the last call would have left them
+                request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[Feature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(Feature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                request.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(Feature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            request.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
@@ -810,126 +893,163 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
         listeners_n = buf[pos] - 1
-        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if listeners_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for listeners_index in range(listeners_n):
-                try:
-                    listeners_item = blank_instance(Listener)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        listeners_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        listeners_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        listeners_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "listeners[]", listeners_index
-                    raise failure from None
-                listeners_items.append(listeners_item)
-            field, index = "listeners[]", listeners_index  # as the last call would have left them
-            request.listeners = listeners_items
+            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                listeners_n, pos = _w.read_count(buf, pos, True)
+            if listeners_n < 0:
+                raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                listeners_items: KeyedList[Listener] = KeyedList()
+                for listeners_index in range(listeners_n):
+                    try:
+                        listeners_item = blank_instance(Listener)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            listeners_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "listeners[]", listeners_index
+                        raise failure from None
+                    listeners_items.append(listeners_item)
+                field, index = "listeners[]", listeners_index  # as the last call would have left them
+                request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[Feature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(Feature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                request.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(Feature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            request.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
         index = -1  # no element yet: an error in the count names the array itself
         log_dirs_n = buf[pos] - 1
-        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if log_dirs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            log_dirs_n, pos = _w.read_count(buf, pos, True)
-        if log_dirs_n < 0:
-            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            log_dirs_items: list[UUID] = []
-            for index in range(log_dirs_n):
-                log_dirs_item, pos = _w.read_uuid(buf, pos)
-                log_dirs_items.append(log_dirs_item)
-            request.log_dirs = log_dirs_items
+            if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                log_dirs_n, pos = _w.read_count(buf, pos, True)
+            if log_dirs_n < 0:
+                raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+            elif log_dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                log_dirs_items: list[UUID] = []
+                for index in range(log_dirs_n):
+                    log_dirs_item, pos = _w.read_uuid(buf, pos)
+                    log_dirs_items.append(log_dirs_item)
+                request.log_dirs = log_dirs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1052,126 +1172,163 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
         listeners_n = buf[pos] - 1
-        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if listeners_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for listeners_index in range(listeners_n):
-                try:
-                    listeners_item = blank_instance(Listener)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        listeners_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        listeners_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        listeners_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "listeners[]", listeners_index
-                    raise failure from None
-                listeners_items.append(listeners_item)
-            field, index = "listeners[]", listeners_index  # as the last call would have left them
-            request.listeners = listeners_items
+            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                listeners_n, pos = _w.read_count(buf, pos, True)
+            if listeners_n < 0:
+                raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                listeners_items: KeyedList[Listener] = KeyedList()
+                for listeners_index in range(listeners_n):
+                    try:
+                        listeners_item = blank_instance(Listener)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            listeners_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "listeners[]", listeners_index
+                        raise failure from None
+                    listeners_items.append(listeners_item)
+                field, index = "listeners[]", listeners_index  # as the last call would have left them
+                request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[Feature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(Feature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                request.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(Feature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            request.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
         index = -1  # no element yet: an error in the count names the array itself
         log_dirs_n = buf[pos] - 1
-        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if log_dirs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            log_dirs_n, pos = _w.read_count(buf, pos, True)
-        if log_dirs_n < 0:
-            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            log_dirs_items: list[UUID] = []
-            for index in range(log_dirs_n):
-                log_dirs_item, pos = _w.read_uuid(buf, pos)
-                log_dirs_items.append(log_dirs_item)
-            request.log_dirs = log_dirs_items
+            if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                log_dirs_n, pos = _w.read_count(buf, pos, True)
+            if log_dirs_n < 0:
+                raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+            elif log_dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                log_dirs_items: list[UUID] = []
+                for index in range(log_dirs_n):
+                    log_dirs_item, pos = _w.read_uuid(buf, pos)
+                    log_dirs_items.append(log_dirs_item)
+                request.log_dirs = log_dirs_items
         field = "previous_broker_epoch"
         (request.previous_broker_epoch,) = _unpack_BrokerRegistrationRequest_previous_broker_epoch(buf, pos)
         pos += 8
@@ -1299,126 +1456,163 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         (request.broker_id,) = _unpack_BrokerRegistrationRequest_broker_id(buf, pos)
         pos += 4
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "incarnation_id"
         request.incarnation_id, pos = _w.read_uuid(buf, pos)
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
         listeners_n = buf[pos] - 1
-        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if listeners_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for listeners_index in range(listeners_n):
-                try:
-                    listeners_item = blank_instance(Listener)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        listeners_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        listeners_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        listeners_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "listeners[]", listeners_index
-                    raise failure from None
-                listeners_items.append(listeners_item)
-            field, index = "listeners[]", listeners_index  # as the last call would have left them
-            request.listeners = listeners_items
+            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                listeners_n, pos = _w.read_count(buf, pos, True)
+            if listeners_n < 0:
+                raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                listeners_items: KeyedList[Listener] = KeyedList()
+                for listeners_index in range(listeners_n):
+                    try:
+                        listeners_item = blank_instance(Listener)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        listeners_item.port, listeners_item.security_protocol = _unpack_Listener_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            listeners_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "listeners[]", listeners_index
+                        raise failure from None
+                    listeners_items.append(listeners_item)
+                field, index = "listeners[]", listeners_index  # as the last call would have left them
+                request.listeners = listeners_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[Feature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(Feature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                request.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            request.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            request.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[Feature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(Feature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_Feature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            request.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            request.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            request.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                request.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                request.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_migrating_zk_broker"
         (request.is_migrating_zk_broker,) = _unpack_BrokerRegistrationRequest_is_migrating_zk_broker(buf, pos)
         pos += 1
         field = "log_dirs"
         index = -1  # no element yet: an error in the count names the array itself
         log_dirs_n = buf[pos] - 1
-        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if log_dirs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            log_dirs_n, pos = _w.read_count(buf, pos, True)
-        if log_dirs_n < 0:
-            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            log_dirs_items: list[UUID] = []
-            for index in range(log_dirs_n):
-                log_dirs_item, pos = _w.read_uuid(buf, pos)
-                log_dirs_items.append(log_dirs_item)
-            request.log_dirs = log_dirs_items
+            if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                log_dirs_n, pos = _w.read_count(buf, pos, True)
+            if log_dirs_n < 0:
+                raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+            elif log_dirs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                log_dirs_items: list[UUID] = []
+                for index in range(log_dirs_n):
+                    log_dirs_item, pos = _w.read_uuid(buf, pos)
+                    log_dirs_items.append(log_dirs_item)
+                request.log_dirs = log_dirs_items
         field = "previous_broker_epoch"
         (request.previous_broker_epoch,) = _unpack_BrokerRegistrationRequest_previous_broker_epoch(buf, pos)
         pos += 8
@@ -1445,20 +1639,23 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                     field = "cordoned_log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
                     cordoned_log_dirs_n = buf[pos] - 1
-                    if cordoned_log_dirs_n < 0x7F and cordoned_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if cordoned_log_dirs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if cordoned_log_dirs_n < 0:
-                        raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
-                    elif cordoned_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        cordoned_log_dirs_items: list[UUID] = []
-                        for index in range(cordoned_log_dirs_n):
-                            cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            cordoned_log_dirs_items.append(cordoned_log_dirs_item)
-                        request.cordoned_log_dirs = cordoned_log_dirs_items
+                        if cordoned_log_dirs_n < 0x7F and cordoned_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                        if cordoned_log_dirs_n < 0:
+                            raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
+                        elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            cordoned_log_dirs_items: list[UUID] = []
+                            for index in range(cordoned_log_dirs_n):
+                                cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                                cordoned_log_dirs_items.append(cordoned_log_dirs_item)
+                            request.cordoned_log_dirs = cordoned_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cordoned_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -138,19 +138,32 @@ def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-            data.entity_name = buf[pos + 1:entity_name_end].decode()
-            pos = entity_name_end
+        entity_name_n = buf[pos]  # the length + 1
+        if entity_name_n == 1:  # the empty string
+            data.entity_name = ""
+            pos += 1
+        elif entity_name_n == 0:  # null
+            data.entity_name = None
+            pos += 1
         else:
-            data.entity_name, pos = _w.read_compact_string(buf, pos)
+            entity_name_end = pos + entity_name_n
+            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                data.entity_name = buf[pos + 1:entity_name_end].decode()
+                pos = entity_name_end
+            else:
+                data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -207,53 +220,74 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
         entity_n = buf[pos] - 1
-        if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+        if entity_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entity_n, pos = _w.read_count(buf, pos, True)
+            if entity_n < 0:
+                raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                entity_items: list[EntityData] = []
+                for entity_index in range(entity_n):
+                    try:
+                        entity_item = blank_instance(EntityData)
+                        field = "entity_type"
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            entity_item.entity_type = ""
+                            pos += 1
+                        else:
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "entity_name"
+                        entity_name_n = buf[pos]  # the length + 1
+                        if entity_name_n == 1:  # the empty string
+                            entity_item.entity_name = ""
+                            pos += 1
+                        elif entity_name_n == 0:  # null
+                            entity_item.entity_name = None
+                            pos += 1
+                        else:
+                            entity_name_end = pos + entity_name_n
+                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                pos = entity_name_end
+                            else:
+                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entity_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entity[]", entity_index
+                        raise failure from None
+                    entity_items.append(entity_item)
+                field, index = "entity[]", entity_index  # as the last call would have left them
+                record.entity = entity_items
+        field = "key"
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            record.key = ""
             pos += 1
         else:
-            entity_n, pos = _w.read_count(buf, pos, True)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entity_items: list[EntityData] = []
-            for entity_index in range(entity_n):
-                try:
-                    entity_item = blank_instance(EntityData)
-                    field = "entity_type"
-                    entity_type_end = pos + buf[pos]
-                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                        pos = entity_type_end
-                    else:
-                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "entity_name"
-                    entity_name_end = pos + buf[pos]
-                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                        pos = entity_name_end
-                    else:
-                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entity_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entity[]", entity_index
-                    raise failure from None
-                entity_items.append(entity_item)
-            field, index = "entity[]", entity_index  # as the last call would have left them
-            record.entity = entity_items
-        field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            record.key = buf[pos + 1:key_end].decode()
-            pos = key_end
-        else:
-            record.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                record.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                record.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value, remove"
         record.value, record.remove = _unpack_ClientQuotaRecord_value_remove(buf, pos)
         pos += 9

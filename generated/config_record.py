@@ -98,26 +98,44 @@ def _read_ConfigRecord_v0(buf: bytes, pos: int) -> tuple[ConfigRecord, int]:
         (record.resource_type,) = _unpack_ConfigRecord_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            record.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            record.resource_name = ""
+            pos += 1
         else:
-            record.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                record.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                record.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            record.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            record.name = ""
+            pos += 1
         else:
-            record.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                record.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                record.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            record.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            record.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            record.value = None
+            pos += 1
         else:
-            record.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                record.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                record.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -160,17 +160,19 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -193,17 +195,19 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
                 if tag == 0:
                     field = "assignment_epochs"
                     assignment_epochs_n = buf[pos] - 1
-                    assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                    if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                        if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = assignment_epochs_end
+                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                     else:
-                        assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                        if assignment_epochs_n < 0:
-                            partitions.assignment_epochs = None
+                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                            partitions.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = assignment_epochs_end
                         else:
-                            partitions.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                            if assignment_epochs_n < 0:
+                                partitions.assignment_epochs = None
+                            else:
+                                partitions.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -293,157 +297,171 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
         field = "assigned_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         assigned_partitions_n = buf[pos] - 1
-        if assigned_partitions_n < 0x7F and assigned_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assigned_partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assigned_partitions_n, pos = _w.read_count(buf, pos, True)
-        if assigned_partitions_n < 0:
-            raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-        elif assigned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assigned_partitions_items: list[TopicPartitions] = []
-            for assigned_partitions_index in range(assigned_partitions_n):
-                try:
-                    assigned_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic_id"
-                    assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if assigned_partitions_n < 0x7F and assigned_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assigned_partitions_n, pos = _w.read_count(buf, pos, True)
+            if assigned_partitions_n < 0:
+                raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+            elif assigned_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                assigned_partitions_items: list[TopicPartitions] = []
+                for assigned_partitions_index in range(assigned_partitions_n):
+                    try:
+                        assigned_partitions_item = blank_instance(TopicPartitions)
+                        field = "topic_id"
+                        assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assigned_partitions_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
-                            pos += 1
-                        else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        assigned_partitions_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        assigned_partitions_item.assignment_epochs = None
-                                    else:
-                                        assigned_partitions_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assigned_partitions_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        assigned_partitions_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assigned_partitions[]", assigned_partitions_index
-                    raise failure from None
-                assigned_partitions_items.append(assigned_partitions_item)
-            field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
-            value.assigned_partitions = assigned_partitions_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            assigned_partitions_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                assigned_partitions_item.assignment_epochs = None
+                                            else:
+                                                assigned_partitions_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            assigned_partitions_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assigned_partitions[]", assigned_partitions_index
+                        raise failure from None
+                    assigned_partitions_items.append(assigned_partitions_item)
+                field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
+                value.assigned_partitions = assigned_partitions_items
         field = "partitions_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_pending_revocation_n = buf[pos] - 1
-        if partitions_pending_revocation_n < 0x7F and partitions_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_pending_revocation_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if partitions_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
-        elif partitions_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_pending_revocation_items: list[TopicPartitions] = []
-            for partitions_pending_revocation_index in range(partitions_pending_revocation_n):
-                try:
-                    partitions_pending_revocation_item = blank_instance(TopicPartitions)
-                    field = "topic_id"
-                    partitions_pending_revocation_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if partitions_pending_revocation_n < 0x7F and partitions_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+            if partitions_pending_revocation_n < 0:
+                raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
+            elif partitions_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_pending_revocation_items: list[TopicPartitions] = []
+                for partitions_pending_revocation_index in range(partitions_pending_revocation_n):
+                    try:
+                        partitions_pending_revocation_item = blank_instance(TopicPartitions)
+                        field = "topic_id"
+                        partitions_pending_revocation_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_pending_revocation_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
-                            pos += 1
-                        else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                partitions_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        partitions_pending_revocation_item.assignment_epochs = None
-                                    else:
-                                        partitions_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    partitions_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_pending_revocation_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partitions_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index
-                    raise failure from None
-                partitions_pending_revocation_items.append(partitions_pending_revocation_item)
-            field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index  # as the last call would have left them
-            value.partitions_pending_revocation = partitions_pending_revocation_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            partitions_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                partitions_pending_revocation_item.assignment_epochs = None
+                                            else:
+                                                partitions_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partitions_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index
+                        raise failure from None
+                    partitions_pending_revocation_items.append(partitions_pending_revocation_item)
+                field, index = "partitions_pending_revocation[]", partitions_pending_revocation_index  # as the last call would have left them
+                value.partitions_pending_revocation = partitions_pending_revocation_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -188,17 +188,19 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -260,107 +262,151 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (request.member_epoch,) = _unpack_ConsumerGroupHeartbeatRequest_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            request.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            request.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            request.instance_id = None
+            pos += 1
         else:
-            request.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                request.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            request.rack_id = None
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            request.subscribed_topic_names = None
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
             request.subscribed_topic_names = []
         else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            request.subscribed_topic_names = subscribed_topic_names_items
+            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+            if subscribed_topic_names_n < 0:
+                request.subscribed_topic_names = None
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                request.subscribed_topic_names = []
+            else:
+                subscribed_topic_names_items: list[str] = []
+                for index in range(subscribed_topic_names_n):
+                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                request.subscribed_topic_names = subscribed_topic_names_items
         field = "server_assignor"
-        server_assignor_end = pos + buf[pos]
-        if pos < server_assignor_end < pos + 0x80 and server_assignor_end <= size:  # the usual case: a short string
-            request.server_assignor = buf[pos + 1:server_assignor_end].decode()
-            pos = server_assignor_end
+        server_assignor_n = buf[pos]  # the length + 1
+        if server_assignor_n == 1:  # the empty string
+            request.server_assignor = ""
+            pos += 1
+        elif server_assignor_n == 0:  # null
+            request.server_assignor = None
+            pos += 1
         else:
-            request.server_assignor, pos = _w.read_compact_string(buf, pos)
+            server_assignor_end = pos + server_assignor_n
+            if 0 < server_assignor_n < 0x80 and server_assignor_end <= size:  # the usual case: a short string
+                request.server_assignor = buf[pos + 1:server_assignor_end].decode()
+                pos = server_assignor_end
+            else:
+                request.server_assignor, pos = _w.read_compact_string(buf, pos)
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+        if topic_partitions_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
             request.topic_partitions = []
         else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for topic_partitions_index in range(topic_partitions_n):
-                try:
-                    topic_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic_id"
-                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_partitions_n, pos = _w.read_count(buf, pos, True)
+            if topic_partitions_n < 0:
+                request.topic_partitions = None
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                request.topic_partitions = []
+            else:
+                topic_partitions_items: list[TopicPartitions] = []
+                for topic_partitions_index in range(topic_partitions_n):
+                    try:
+                        topic_partitions_item = blank_instance(TopicPartitions)
+                        field = "topic_id"
+                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_partitions[]", topic_partitions_index
-                    raise failure from None
-                topic_partitions_items.append(topic_partitions_item)
-            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-            request.topic_partitions = topic_partitions_items
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_partitions[]", topic_partitions_index
+                        raise failure from None
+                    topic_partitions_items.append(topic_partitions_item)
+                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
+                request.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -479,114 +525,166 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch"
         (request.member_epoch,) = _unpack_ConsumerGroupHeartbeatRequest_member_epoch(buf, pos)
         pos += 4
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            request.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            request.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            request.instance_id = None
+            pos += 1
         else:
-            request.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                request.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            request.rack_id = None
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_ConsumerGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            request.subscribed_topic_names = None
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
             request.subscribed_topic_names = []
         else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            request.subscribed_topic_names = subscribed_topic_names_items
+            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+            if subscribed_topic_names_n < 0:
+                request.subscribed_topic_names = None
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                request.subscribed_topic_names = []
+            else:
+                subscribed_topic_names_items: list[str] = []
+                for index in range(subscribed_topic_names_n):
+                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                request.subscribed_topic_names = subscribed_topic_names_items
         field = "subscribed_topic_regex"
-        subscribed_topic_regex_end = pos + buf[pos]
-        if pos < subscribed_topic_regex_end < pos + 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
-            request.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
-            pos = subscribed_topic_regex_end
+        subscribed_topic_regex_n = buf[pos]  # the length + 1
+        if subscribed_topic_regex_n == 1:  # the empty string
+            request.subscribed_topic_regex = ""
+            pos += 1
+        elif subscribed_topic_regex_n == 0:  # null
+            request.subscribed_topic_regex = None
+            pos += 1
         else:
-            request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
+            subscribed_topic_regex_end = pos + subscribed_topic_regex_n
+            if 0 < subscribed_topic_regex_n < 0x80 and subscribed_topic_regex_end <= size:  # the usual case: a short string
+                request.subscribed_topic_regex = buf[pos + 1:subscribed_topic_regex_end].decode()
+                pos = subscribed_topic_regex_end
+            else:
+                request.subscribed_topic_regex, pos = _w.read_compact_string(buf, pos)
         field = "server_assignor"
-        server_assignor_end = pos + buf[pos]
-        if pos < server_assignor_end < pos + 0x80 and server_assignor_end <= size:  # the usual case: a short string
-            request.server_assignor = buf[pos + 1:server_assignor_end].decode()
-            pos = server_assignor_end
+        server_assignor_n = buf[pos]  # the length + 1
+        if server_assignor_n == 1:  # the empty string
+            request.server_assignor = ""
+            pos += 1
+        elif server_assignor_n == 0:  # null
+            request.server_assignor = None
+            pos += 1
         else:
-            request.server_assignor, pos = _w.read_compact_string(buf, pos)
+            server_assignor_end = pos + server_assignor_n
+            if 0 < server_assignor_n < 0x80 and server_assignor_end <= size:  # the usual case: a short string
+                request.server_assignor = buf[pos + 1:server_assignor_end].decode()
+                pos = server_assignor_end
+            else:
+                request.server_assignor, pos = _w.read_compact_string(buf, pos)
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+        if topic_partitions_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
             request.topic_partitions = []
         else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for topic_partitions_index in range(topic_partitions_n):
-                try:
-                    topic_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic_id"
-                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_partitions_n, pos = _w.read_count(buf, pos, True)
+            if topic_partitions_n < 0:
+                request.topic_partitions = None
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                request.topic_partitions = []
+            else:
+                topic_partitions_items: list[TopicPartitions] = []
+                for topic_partitions_index in range(topic_partitions_n):
+                    try:
+                        topic_partitions_item = blank_instance(TopicPartitions)
+                        field = "topic_id"
+                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_partitions[]", topic_partitions_index
-                    raise failure from None
-                topic_partitions_items.append(topic_partitions_item)
-            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-            request.topic_partitions = topic_partitions_items
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_partitions[]", topic_partitions_index
+                        raise failure from None
+                    topic_partitions_items.append(topic_partitions_item)
+                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
+                request.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

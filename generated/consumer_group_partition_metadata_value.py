@@ -188,20 +188,23 @@ def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata,
         field = "racks"
         index = -1  # no element yet: an error in the count names the array itself
         racks_n = buf[pos] - 1
-        if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if racks_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            racks_n, pos = _w.read_count(buf, pos, True)
-        if racks_n < 0:
-            raise DecodeError("non-nullable field racks was null", offset=pos)
-        elif racks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            racks_items: list[str] = []
-            for index in range(racks_n):
-                racks_item, pos = _w.read_compact_string_nn(buf, pos)
-                racks_items.append(racks_item)
-            metadata.racks = racks_items
+            if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                racks_n, pos = _w.read_count(buf, pos, True)
+            if racks_n < 0:
+                raise DecodeError("non-nullable field racks was null", offset=pos)
+            elif racks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                racks_items: list[str] = []
+                for index in range(racks_n):
+                    racks_item, pos = _w.read_compact_string_nn(buf, pos)
+                    racks_items.append(racks_item)
+                metadata.racks = racks_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -270,64 +273,75 @@ def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
         field = "topic_id"
         metadata.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            metadata.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            metadata.topic_name = ""
+            pos += 1
         else:
-            metadata.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                metadata.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                metadata.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions"
         (metadata.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
         pos += 4
         field = "partition_metadata[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_metadata_n = buf[pos] - 1
-        if partition_metadata_n < 0x7F and partition_metadata_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_metadata_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_metadata_n, pos = _w.read_count(buf, pos, True)
-        if partition_metadata_n < 0:
-            raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
-        elif partition_metadata_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_metadata_items: list[PartitionMetadata] = []
-            for partition_metadata_index in range(partition_metadata_n):
-                try:
-                    partition_metadata_item = blank_instance(PartitionMetadata)
-                    field = "partition"
-                    (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
-                    pos += 4
-                    field = "racks"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    racks_n = buf[pos] - 1
-                    if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        racks_n, pos = _w.read_count(buf, pos, True)
-                    if racks_n < 0:
-                        raise DecodeError("non-nullable field racks was null", offset=pos)
-                    elif racks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        racks_items: list[str] = []
-                        for index in range(racks_n):
-                            racks_item, pos = _w.read_compact_string_nn(buf, pos)
-                            racks_items.append(racks_item)
-                        partition_metadata_item.racks = racks_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_metadata_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_metadata[]", partition_metadata_index
-                    raise failure from None
-                partition_metadata_items.append(partition_metadata_item)
-            field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
-            metadata.partition_metadata = partition_metadata_items
+            if partition_metadata_n < 0x7F and partition_metadata_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_metadata_n, pos = _w.read_count(buf, pos, True)
+            if partition_metadata_n < 0:
+                raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+            elif partition_metadata_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_metadata_items: list[PartitionMetadata] = []
+                for partition_metadata_index in range(partition_metadata_n):
+                    try:
+                        partition_metadata_item = blank_instance(PartitionMetadata)
+                        field = "partition"
+                        (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
+                        pos += 4
+                        field = "racks"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        racks_n = buf[pos] - 1
+                        if racks_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                racks_n, pos = _w.read_count(buf, pos, True)
+                            if racks_n < 0:
+                                raise DecodeError("non-nullable field racks was null", offset=pos)
+                            elif racks_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                racks_items: list[str] = []
+                                for index in range(racks_n):
+                                    racks_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    racks_items.append(racks_item)
+                                partition_metadata_item.racks = racks_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_metadata_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_metadata[]", partition_metadata_index
+                        raise failure from None
+                    partition_metadata_items.append(partition_metadata_item)
+                field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
+                metadata.partition_metadata = partition_metadata_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -405,93 +419,107 @@ def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicMetadata] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicMetadata)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "num_partitions"
-                    (topics_item.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
-                    pos += 4
-                    field = "partition_metadata[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_metadata_n = buf[pos] - 1
-                    if partition_metadata_n < 0x7F and partition_metadata_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_metadata_n, pos = _w.read_count(buf, pos, True)
-                    if partition_metadata_n < 0:
-                        raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
-                    elif partition_metadata_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_metadata_items: list[PartitionMetadata] = []
-                        for partition_metadata_index in range(partition_metadata_n):
-                            try:
-                                partition_metadata_item = blank_instance(PartitionMetadata)
-                                field = "partition"
-                                (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
-                                pos += 4
-                                field = "racks"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                racks_n = buf[pos] - 1
-                                if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    racks_n, pos = _w.read_count(buf, pos, True)
-                                if racks_n < 0:
-                                    raise DecodeError("non-nullable field racks was null", offset=pos)
-                                elif racks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    racks_items: list[str] = []
-                                    for index in range(racks_n):
-                                        racks_item, pos = _w.read_compact_string_nn(buf, pos)
-                                        racks_items.append(racks_item)
-                                    partition_metadata_item.racks = racks_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_metadata_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_metadata[]", partition_metadata_index
-                                raise failure from None
-                            partition_metadata_items.append(partition_metadata_item)
-                        field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
-                        topics_item.partition_metadata = partition_metadata_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            value.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicMetadata] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicMetadata)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "num_partitions"
+                        (topics_item.num_partitions,) = _unpack_TopicMetadata_num_partitions(buf, pos)
+                        pos += 4
+                        field = "partition_metadata[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_metadata_n = buf[pos] - 1
+                        if partition_metadata_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_metadata_n < 0x7F and partition_metadata_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_metadata_n, pos = _w.read_count(buf, pos, True)
+                            if partition_metadata_n < 0:
+                                raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+                            elif partition_metadata_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_metadata_items: list[PartitionMetadata] = []
+                                for partition_metadata_index in range(partition_metadata_n):
+                                    try:
+                                        partition_metadata_item = blank_instance(PartitionMetadata)
+                                        field = "partition"
+                                        (partition_metadata_item.partition,) = _unpack_PartitionMetadata_partition(buf, pos)
+                                        pos += 4
+                                        field = "racks"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        racks_n = buf[pos] - 1
+                                        if racks_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if racks_n < 0x7F and racks_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                racks_n, pos = _w.read_count(buf, pos, True)
+                                            if racks_n < 0:
+                                                raise DecodeError("non-nullable field racks was null", offset=pos)
+                                            elif racks_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                racks_items: list[str] = []
+                                                for index in range(racks_n):
+                                                    racks_item, pos = _w.read_compact_string_nn(buf, pos)
+                                                    racks_items.append(racks_item)
+                                                partition_metadata_item.racks = racks_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_metadata_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_metadata_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_metadata[]", partition_metadata_index
+                                        raise failure from None
+                                    partition_metadata_items.append(partition_metadata_item)
+                                field, index = "partition_metadata[]", partition_metadata_index  # as the last call would have left them
+                                topics_item.partition_metadata = partition_metadata_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                value.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

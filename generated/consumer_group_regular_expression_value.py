@@ -90,20 +90,23 @@ def _read_ConsumerGroupRegularExpressionValue_v0(buf: bytes, pos: int) -> tuple[
         field = "topics"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[str] = []
-            for index in range(topics_n):
-                topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                topics_items.append(topics_item)
-            value.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[str] = []
+                for index in range(topics_n):
+                    topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                    topics_items.append(topics_item)
+                value.topics = topics_items
         field = "version, timestamp"
         value.version, value.timestamp = _unpack_ConsumerGroupRegularExpressionValue_version_timestamp(buf, pos)
         pos += 16

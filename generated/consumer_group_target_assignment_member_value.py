@@ -127,17 +127,19 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
         partition.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                partition.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    partition.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -200,47 +202,52 @@ def _read_ConsumerGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> t
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_partitions_items: list[TopicPartition] = []
-            for topic_partitions_index in range(topic_partitions_n):
-                try:
-                    topic_partitions_item = blank_instance(TopicPartition)
-                    field = "topic_id"
-                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_partitions_n, pos = _w.read_count(buf, pos, True)
+            if topic_partitions_n < 0:
+                raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_partitions_items: list[TopicPartition] = []
+                for topic_partitions_index in range(topic_partitions_n):
+                    try:
+                        topic_partitions_item = blank_instance(TopicPartition)
+                        field = "topic_id"
+                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_partitions[]", topic_partitions_index
-                    raise failure from None
-                topic_partitions_items.append(topic_partitions_item)
-            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-            value.topic_partitions = topic_partitions_items
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_partitions[]", topic_partitions_index
+                        raise failure from None
+                    topic_partitions_items.append(topic_partitions_item)
+                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
+                value.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -178,8 +178,8 @@ def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int) -> tuple[Consume
         assigned_partitions_n, pos = _w.read_count(buf, pos, False)
         if assigned_partitions_n < 0:
             raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-        elif assigned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif assigned_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assigned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for assigned_partitions_index in range(assigned_partitions_n):

@@ -203,8 +203,8 @@ def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -267,8 +267,8 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -282,8 +282,8 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif owned_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for owned_partitions_index in range(owned_partitions_n):
@@ -373,8 +373,8 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -388,8 +388,8 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif owned_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for owned_partitions_index in range(owned_partitions_n):
@@ -483,8 +483,8 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -498,8 +498,8 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif owned_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for owned_partitions_index in range(owned_partitions_n):

@@ -167,12 +167,17 @@ def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartitio
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            partition.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            partition.topic_name = ""
+            pos += 1
         else:
-            partition.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                partition.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                partition.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index"
         (partition.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
         pos += 4
@@ -235,8 +240,8 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
         remaining_partitions_n, pos = _w.read_count(buf, pos, False)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
-        elif remaining_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif remaining_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
             for remaining_partitions_index in range(remaining_partitions_n):
@@ -306,42 +311,50 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
         field = "remaining_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         remaining_partitions_n = buf[pos] - 1
-        if remaining_partitions_n < 0x7F and remaining_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if remaining_partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            remaining_partitions_n, pos = _w.read_count(buf, pos, True)
-        if remaining_partitions_n < 0:
-            raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
-        elif remaining_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for remaining_partitions_index in range(remaining_partitions_n):
-                try:
-                    remaining_partitions_item = blank_instance(RemainingPartition)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        remaining_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        remaining_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_index"
-                    (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        remaining_partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        remaining_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "remaining_partitions[]", remaining_partitions_index
-                    raise failure from None
-                remaining_partitions_items.append(remaining_partitions_item)
-            field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
-            response.remaining_partitions = remaining_partitions_items
+            if remaining_partitions_n < 0x7F and remaining_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                remaining_partitions_n, pos = _w.read_count(buf, pos, True)
+            if remaining_partitions_n < 0:
+                raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
+            elif remaining_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
+                for remaining_partitions_index in range(remaining_partitions_n):
+                    try:
+                        remaining_partitions_item = blank_instance(RemainingPartition)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            remaining_partitions_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                remaining_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                remaining_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_index"
+                        (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            remaining_partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            remaining_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "remaining_partitions[]", remaining_partitions_index
+                        raise failure from None
+                    remaining_partitions_items.append(remaining_partitions_item)
+                field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
+                response.remaining_partitions = remaining_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

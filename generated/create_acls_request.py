@@ -222,29 +222,44 @@ def _read_AclCreation_v2_3(buf: bytes, pos: int) -> tuple[AclCreation, int]:
         (creation.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            creation.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            creation.resource_name = ""
+            pos += 1
         else:
-            creation.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                creation.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                creation.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "resource_pattern_type"
         (creation.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
         pos += 1
         field = "principal"
-        principal_end = pos + buf[pos]
-        if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
-            creation.principal = buf[pos + 1:principal_end].decode()
-            pos = principal_end
+        principal_n = buf[pos]  # the length + 1
+        if principal_n == 1:  # the empty string
+            creation.principal = ""
+            pos += 1
         else:
-            creation.principal, pos = _w.read_compact_string_nn(buf, pos)
+            principal_end = pos + principal_n
+            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
+                creation.principal = buf[pos + 1:principal_end].decode()
+                pos = principal_end
+            else:
+                creation.principal, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            creation.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            creation.host = ""
+            pos += 1
         else:
-            creation.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                creation.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                creation.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "operation, permission_type"
         creation.operation, creation.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
         pos += 2
@@ -328,8 +343,8 @@ def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest,
         creations_n, pos = _w.read_count(buf, pos, False)
         if creations_n < 0:
             raise DecodeError("non-nullable field creations was null", offset=pos)
-        elif creations_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif creations_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             creations_items: list[AclCreation] = []
             for creations_index in range(creations_n):
@@ -404,62 +419,80 @@ def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsReques
         field = "creations[]"
         index = -1  # no element yet: an error in the count names the array itself
         creations_n = buf[pos] - 1
-        if creations_n < 0x7F and creations_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if creations_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            creations_n, pos = _w.read_count(buf, pos, True)
-        if creations_n < 0:
-            raise DecodeError("non-nullable field creations was null", offset=pos)
-        elif creations_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            creations_items: list[AclCreation] = []
-            for creations_index in range(creations_n):
-                try:
-                    creations_item = blank_instance(AclCreation)
-                    field = "resource_type"
-                    (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        creations_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        creations_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "resource_pattern_type"
-                    (creations_item.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
-                    pos += 1
-                    field = "principal"
-                    principal_end = pos + buf[pos]
-                    if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
-                        creations_item.principal = buf[pos + 1:principal_end].decode()
-                        pos = principal_end
-                    else:
-                        creations_item.principal, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        creations_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        creations_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "operation, permission_type"
-                    creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if creations_n < 0x7F and creations_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                creations_n, pos = _w.read_count(buf, pos, True)
+            if creations_n < 0:
+                raise DecodeError("non-nullable field creations was null", offset=pos)
+            elif creations_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                creations_items: list[AclCreation] = []
+                for creations_index in range(creations_n):
+                    try:
+                        creations_item = blank_instance(AclCreation)
+                        field = "resource_type"
+                        (creations_item.resource_type,) = _unpack_AclCreation_resource_type(buf, pos)
                         pos += 1
-                        creations_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        creations_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "creations[]", creations_index
-                    raise failure from None
-                creations_items.append(creations_item)
-            field, index = "creations[]", creations_index  # as the last call would have left them
-            request.creations = creations_items
+                        field = "resource_name"
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            creations_item.resource_name = ""
+                            pos += 1
+                        else:
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                creations_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                creations_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "resource_pattern_type"
+                        (creations_item.resource_pattern_type,) = _unpack_AclCreation_resource_pattern_type(buf, pos)
+                        pos += 1
+                        field = "principal"
+                        principal_n = buf[pos]  # the length + 1
+                        if principal_n == 1:  # the empty string
+                            creations_item.principal = ""
+                            pos += 1
+                        else:
+                            principal_end = pos + principal_n
+                            if 0 < principal_n < 0x80 and principal_end <= size:  # the usual case: a short string
+                                creations_item.principal = buf[pos + 1:principal_end].decode()
+                                pos = principal_end
+                            else:
+                                creations_item.principal, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            creations_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                creations_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                creations_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "operation, permission_type"
+                        creations_item.operation, creations_item.permission_type = _unpack_AclCreation_operation_permission_type(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            creations_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            creations_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "creations[]", creations_index
+                        raise failure from None
+                    creations_items.append(creations_item)
+                field, index = "creations[]", creations_index  # as the last call would have left them
+                request.creations = creations_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -182,19 +182,29 @@ def _read_CreatableRenewers_v2_3(buf: bytes, pos: int) -> tuple[CreatableRenewer
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            renewers.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            renewers.principal_type = ""
+            pos += 1
         else:
-            renewers.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                renewers.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                renewers.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            renewers.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            renewers.principal_name = ""
+            pos += 1
         else:
-            renewers.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                renewers.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                renewers.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -261,8 +271,8 @@ def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Creat
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif renewers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             renewers_items: list[CreatableRenewers] = []
             for renewers_index in range(renewers_n):
@@ -337,46 +347,59 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[CreatableRenewers] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(CreatableRenewers)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        renewers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
-                renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
-            request.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                renewers_items: list[CreatableRenewers] = []
+                for renewers_index in range(renewers_n):
+                    try:
+                        renewers_item = blank_instance(CreatableRenewers)
+                        field = "principal_type"
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
+                        else:
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
+                        else:
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            renewers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "renewers[]", renewers_index
+                        raise failure from None
+                    renewers_items.append(renewers_item)
+                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8
@@ -446,62 +469,91 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
     size = len(buf)
     try:
         field = "owner_principal_type"
-        owner_principal_type_end = pos + buf[pos]
-        if pos < owner_principal_type_end < pos + 0x80 and owner_principal_type_end <= size:  # the usual case: a short string
-            request.owner_principal_type = buf[pos + 1:owner_principal_type_end].decode()
-            pos = owner_principal_type_end
+        owner_principal_type_n = buf[pos]  # the length + 1
+        if owner_principal_type_n == 1:  # the empty string
+            request.owner_principal_type = ""
+            pos += 1
+        elif owner_principal_type_n == 0:  # null
+            request.owner_principal_type = None
+            pos += 1
         else:
-            request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
+            owner_principal_type_end = pos + owner_principal_type_n
+            if 0 < owner_principal_type_n < 0x80 and owner_principal_type_end <= size:  # the usual case: a short string
+                request.owner_principal_type = buf[pos + 1:owner_principal_type_end].decode()
+                pos = owner_principal_type_end
+            else:
+                request.owner_principal_type, pos = _w.read_compact_string(buf, pos)
         field = "owner_principal_name"
-        owner_principal_name_end = pos + buf[pos]
-        if pos < owner_principal_name_end < pos + 0x80 and owner_principal_name_end <= size:  # the usual case: a short string
-            request.owner_principal_name = buf[pos + 1:owner_principal_name_end].decode()
-            pos = owner_principal_name_end
+        owner_principal_name_n = buf[pos]  # the length + 1
+        if owner_principal_name_n == 1:  # the empty string
+            request.owner_principal_name = ""
+            pos += 1
+        elif owner_principal_name_n == 0:  # null
+            request.owner_principal_name = None
+            pos += 1
         else:
-            request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
+            owner_principal_name_end = pos + owner_principal_name_n
+            if 0 < owner_principal_name_n < 0x80 and owner_principal_name_end <= size:  # the usual case: a short string
+                request.owner_principal_name = buf[pos + 1:owner_principal_name_end].decode()
+                pos = owner_principal_name_end
+            else:
+                request.owner_principal_name, pos = _w.read_compact_string(buf, pos)
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[CreatableRenewers] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(CreatableRenewers)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        renewers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
-                renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
-            request.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                renewers_items: list[CreatableRenewers] = []
+                for renewers_index in range(renewers_n):
+                    try:
+                        renewers_item = blank_instance(CreatableRenewers)
+                        field = "principal_type"
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
+                        else:
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
+                        else:
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            renewers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "renewers[]", renewers_index
+                        raise failure from None
+                    renewers_items.append(renewers_item)
+                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
         pos += 8

@@ -222,29 +222,44 @@ def _read_CreateDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Create
         (response.error_code,) = _unpack_CreateDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            response.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            response.principal_type = ""
+            pos += 1
         else:
-            response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                response.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            response.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            response.principal_name = ""
+            pos += 1
         else:
-            response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                response.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms = _unpack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            response.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            response.token_id = ""
+            pos += 1
         else:
-            response.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                response.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                response.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         response.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "throttle_time_ms"
@@ -339,43 +354,68 @@ def _read_CreateDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Create
         (response.error_code,) = _unpack_CreateDelegationTokenResponse_error_code(buf, pos)
         pos += 2
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            response.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            response.principal_type = ""
+            pos += 1
         else:
-            response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                response.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                response.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            response.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            response.principal_name = ""
+            pos += 1
         else:
-            response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                response.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                response.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_type"
-        token_requester_principal_type_end = pos + buf[pos]
-        if pos < token_requester_principal_type_end < pos + 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-            response.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-            pos = token_requester_principal_type_end
+        token_requester_principal_type_n = buf[pos]  # the length + 1
+        if token_requester_principal_type_n == 1:  # the empty string
+            response.token_requester_principal_type = ""
+            pos += 1
         else:
-            response.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            token_requester_principal_type_end = pos + token_requester_principal_type_n
+            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
+                response.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
+                pos = token_requester_principal_type_end
+            else:
+                response.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_name"
-        token_requester_principal_name_end = pos + buf[pos]
-        if pos < token_requester_principal_name_end < pos + 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-            response.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-            pos = token_requester_principal_name_end
+        token_requester_principal_name_n = buf[pos]  # the length + 1
+        if token_requester_principal_name_n == 1:  # the empty string
+            response.token_requester_principal_name = ""
+            pos += 1
         else:
-            response.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            token_requester_principal_name_end = pos + token_requester_principal_name_n
+            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
+                response.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
+                pos = token_requester_principal_name_end
+            else:
+                response.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp_ms, expiry_timestamp_ms, max_timestamp_ms"
         response.issue_timestamp_ms, response.expiry_timestamp_ms, response.max_timestamp_ms = _unpack_CreateDelegationTokenResponse_issue_timestamp_ms_to_max_timestamp_ms(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            response.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            response.token_id = ""
+            pos += 1
         else:
-            response.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                response.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                response.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         response.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "throttle_time_ms"

@@ -230,17 +230,19 @@ def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreateP
     try:
         field = "broker_ids"
         broker_ids_n = buf[pos] - 1
-        broker_ids_end = pos + 1 + broker_ids_n * 4
-        if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-            if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = broker_ids_end
+        if broker_ids_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            broker_ids_n, pos = _w.read_count(buf, pos, True)
-            if broker_ids_n < 0:
-                raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+            broker_ids_end = pos + 1 + broker_ids_n * 4
+            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = broker_ids_end
             else:
-                assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                broker_ids_n, pos = _w.read_count(buf, pos, True)
+                if broker_ids_n < 0:
+                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                else:
+                    assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -306,8 +308,8 @@ def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartit
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             topic.assignments = None
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
             for assignments_index in range(assignments_n):
@@ -378,57 +380,67 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "count"
         (topic.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
         pos += 4
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
         assignments_n = buf[pos] - 1
-        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assignments_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            topic.assignments = None
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assignments_items: list[CreatePartitionsAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(CreatePartitionsAssignment)
-                    field = "broker_ids"
-                    broker_ids_n = buf[pos] - 1
-                    broker_ids_end = pos + 1 + broker_ids_n * 4
-                    if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                        if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = broker_ids_end
-                    else:
-                        broker_ids_n, pos = _w.read_count(buf, pos, True)
-                        if broker_ids_n < 0:
-                            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assignments_n, pos = _w.read_count(buf, pos, True)
+            if assignments_n < 0:
+                topic.assignments = None
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                assignments_items: list[CreatePartitionsAssignment] = []
+                for assignments_index in range(assignments_n):
+                    try:
+                        assignments_item = blank_instance(CreatePartitionsAssignment)
+                        field = "broker_ids"
+                        broker_ids_n = buf[pos] - 1
+                        if broker_ids_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assignments_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
-                assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
-            topic.assignments = assignments_items
+                            broker_ids_end = pos + 1 + broker_ids_n * 4
+                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = broker_ids_end
+                            else:
+                                broker_ids_n, pos = _w.read_count(buf, pos, True)
+                                if broker_ids_n < 0:
+                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                else:
+                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assignments_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assignments[]", assignments_index
+                        raise failure from None
+                    assignments_items.append(assignments_item)
+                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                topic.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -504,8 +516,8 @@ def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePart
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -521,8 +533,8 @@ def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePart
                     assignments_n, pos = _w.read_count(buf, pos, False)
                     if assignments_n < 0:
                         topics_item.assignments = None
-                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif assignments_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         assignments_items: list[CreatePartitionsAssignment] = []
                         for assignments_index in range(assignments_n):
@@ -601,84 +613,97 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatePartitionsTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "count"
-                    (topics_item.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
-                    pos += 4
-                    field = "assignments[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    assignments_n = buf[pos] - 1
-                    if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        assignments_n, pos = _w.read_count(buf, pos, True)
-                    if assignments_n < 0:
-                        topics_item.assignments = None
-                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        assignments_items: list[CreatePartitionsAssignment] = []
-                        for assignments_index in range(assignments_n):
-                            try:
-                                assignments_item = blank_instance(CreatePartitionsAssignment)
-                                field = "broker_ids"
-                                broker_ids_n = buf[pos] - 1
-                                broker_ids_end = pos + 1 + broker_ids_n * 4
-                                if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                    if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = broker_ids_end
-                                else:
-                                    broker_ids_n, pos = _w.read_count(buf, pos, True)
-                                    if broker_ids_n < 0:
-                                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                    else:
-                                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    assignments_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "assignments[]", assignments_index
-                                raise failure from None
-                            assignments_items.append(assignments_item)
-                        field, index = "assignments[]", assignments_index  # as the last call would have left them
-                        topics_item.assignments = assignments_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(CreatePartitionsTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "count"
+                        (topics_item.count,) = _unpack_CreatePartitionsTopic_count(buf, pos)
+                        pos += 4
+                        field = "assignments[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        assignments_n = buf[pos] - 1
+                        if assignments_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                assignments_n, pos = _w.read_count(buf, pos, True)
+                            if assignments_n < 0:
+                                topics_item.assignments = None
+                            elif assignments_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                assignments_items: list[CreatePartitionsAssignment] = []
+                                for assignments_index in range(assignments_n):
+                                    try:
+                                        assignments_item = blank_instance(CreatePartitionsAssignment)
+                                        field = "broker_ids"
+                                        broker_ids_n = buf[pos] - 1
+                                        if broker_ids_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            broker_ids_end = pos + 1 + broker_ids_n * 4
+                                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = broker_ids_end
+                                            else:
+                                                broker_ids_n, pos = _w.read_count(buf, pos, True)
+                                                if broker_ids_n < 0:
+                                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                                else:
+                                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            assignments_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "assignments[]", assignments_index
+                                        raise failure from None
+                                    assignments_items.append(assignments_item)
+                                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                                topics_item.assignments = assignments_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreatePartitionsRequest_timeout_ms_validate_only(buf, pos)
         pos += 5

@@ -179,22 +179,35 @@ def _read_CreatePartitionsTopicResult_v2_3(buf: bytes, pos: int) -> tuple[Create
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            result.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            result.name = ""
+            pos += 1
         else:
-            result.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                result.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatePartitionsTopicResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -257,8 +270,8 @@ def _read_CreatePartitionsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreatePar
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[CreatePartitionsTopicResult] = []
             for results_index in range(results_n):
@@ -330,49 +343,65 @@ def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreatePar
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[CreatePartitionsTopicResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(CreatePartitionsTopicResult)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        results_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        results_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_CreatePartitionsTopicResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        results_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[CreatePartitionsTopicResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(CreatePartitionsTopicResult)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            results_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                results_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "error_code"
+                        (results_item.error_code,) = _unpack_CreatePartitionsTopicResult_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            results_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            results_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                results_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -301,17 +301,19 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         pos += 4
         field = "broker_ids"
         broker_ids_n = buf[pos] - 1
-        broker_ids_end = pos + 1 + broker_ids_n * 4
-        if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-            if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = broker_ids_end
+        if broker_ids_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            broker_ids_n, pos = _w.read_count(buf, pos, True)
-            if broker_ids_n < 0:
-                raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+            broker_ids_end = pos + 1 + broker_ids_n * 4
+            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = broker_ids_end
             else:
-                assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                broker_ids_n, pos = _w.read_count(buf, pos, True)
+                if broker_ids_n < 0:
+                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                else:
+                    assignment.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -410,19 +412,32 @@ def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            config.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            config.name = ""
+            pos += 1
         else:
-            config.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                config.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                config.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            config.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            config.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            config.value = None
+            pos += 1
         else:
-            config.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                config.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                config.value, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -485,8 +500,8 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
             for assignments_index in range(assignments_n):
@@ -514,8 +529,8 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -599,103 +614,129 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "num_partitions, replication_factor"
         topic.num_partitions, topic.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
         pos += 6
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
         assignments_n = buf[pos] - 1
-        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assignments_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(CreatableReplicaAssignment)
-                    field = "partition_index"
-                    (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
-                    pos += 4
-                    field = "broker_ids"
-                    broker_ids_n = buf[pos] - 1
-                    broker_ids_end = pos + 1 + broker_ids_n * 4
-                    if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                        if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = broker_ids_end
-                    else:
-                        broker_ids_n, pos = _w.read_count(buf, pos, True)
-                        if broker_ids_n < 0:
-                            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assignments_n, pos = _w.read_count(buf, pos, True)
+            if assignments_n < 0:
+                raise DecodeError("non-nullable field assignments was null", offset=pos)
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
+                for assignments_index in range(assignments_n):
+                    try:
+                        assignments_item = blank_instance(CreatableReplicaAssignment)
+                        field = "partition_index"
+                        (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                        pos += 4
+                        field = "broker_ids"
+                        broker_ids_n = buf[pos] - 1
+                        if broker_ids_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assignments_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
-                assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
-            topic.assignments = assignments_items
+                            broker_ids_end = pos + 1 + broker_ids_n * 4
+                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = broker_ids_end
+                            else:
+                                broker_ids_n, pos = _w.read_count(buf, pos, True)
+                                if broker_ids_n < 0:
+                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                else:
+                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assignments_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assignments[]", assignments_index
+                        raise failure from None
+                    assignments_items.append(assignments_item)
+                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                topic.assignments = assignments_items
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n = buf[pos] - 1
-        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(CreatableTopicConfig)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        configs_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        configs_item.value, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
-                configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
-            topic.configs = configs_items
+            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                configs_n, pos = _w.read_count(buf, pos, True)
+            if configs_n < 0:
+                raise DecodeError("non-nullable field configs was null", offset=pos)
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
+                for configs_index in range(configs_n):
+                    try:
+                        configs_item = blank_instance(CreatableTopicConfig)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            configs_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                configs_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            configs_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            configs_item.value = None
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "configs[]", configs_index
+                        raise failure from None
+                    configs_items.append(configs_item)
+                field, index = "configs[]", configs_index  # as the last call would have left them
+                topic.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -790,8 +831,8 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -807,8 +848,8 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                     assignments_n, pos = _w.read_count(buf, pos, False)
                     if assignments_n < 0:
                         raise DecodeError("non-nullable field assignments was null", offset=pos)
-                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif assignments_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
                         for assignments_index in range(assignments_n):
@@ -836,8 +877,8 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif configs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
                         for configs_index in range(configs_n):
@@ -914,130 +955,159 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "num_partitions, replication_factor"
-                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "assignments[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    assignments_n = buf[pos] - 1
-                    if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        assignments_n, pos = _w.read_count(buf, pos, True)
-                    if assignments_n < 0:
-                        raise DecodeError("non-nullable field assignments was null", offset=pos)
-                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-                        for assignments_index in range(assignments_n):
-                            try:
-                                assignments_item = blank_instance(CreatableReplicaAssignment)
-                                field = "partition_index"
-                                (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
-                                pos += 4
-                                field = "broker_ids"
-                                broker_ids_n = buf[pos] - 1
-                                broker_ids_end = pos + 1 + broker_ids_n * 4
-                                if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                    if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = broker_ids_end
-                                else:
-                                    broker_ids_n, pos = _w.read_count(buf, pos, True)
-                                    if broker_ids_n < 0:
-                                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
-                                    else:
-                                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    assignments_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "assignments[]", assignments_index
-                                raise failure from None
-                            assignments_items.append(assignments_item)
-                        field, index = "assignments[]", assignments_index  # as the last call would have left them
-                        topics_item.assignments = assignments_items
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n = buf[pos] - 1
-                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        configs_n, pos = _w.read_count(buf, pos, True)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(CreatableTopicConfig)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    configs_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        topics_item.configs = configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[CreatableTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(CreatableTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "num_partitions, replication_factor"
+                        topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
+                        pos += 6
+                        field = "assignments[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        assignments_n = buf[pos] - 1
+                        if assignments_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                assignments_n, pos = _w.read_count(buf, pos, True)
+                            if assignments_n < 0:
+                                raise DecodeError("non-nullable field assignments was null", offset=pos)
+                            elif assignments_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
+                                for assignments_index in range(assignments_n):
+                                    try:
+                                        assignments_item = blank_instance(CreatableReplicaAssignment)
+                                        field = "partition_index"
+                                        (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                                        pos += 4
+                                        field = "broker_ids"
+                                        broker_ids_n = buf[pos] - 1
+                                        if broker_ids_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            broker_ids_end = pos + 1 + broker_ids_n * 4
+                                            if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                                                assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = broker_ids_end
+                                            else:
+                                                broker_ids_n, pos = _w.read_count(buf, pos, True)
+                                                if broker_ids_n < 0:
+                                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                                else:
+                                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            assignments_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "assignments[]", assignments_index
+                                        raise failure from None
+                                    assignments_items.append(assignments_item)
+                                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                                topics_item.assignments = assignments_items
+                        field = "configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        configs_n = buf[pos] - 1
+                        if configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                configs_n, pos = _w.read_count(buf, pos, True)
+                            if configs_n < 0:
+                                raise DecodeError("non-nullable field configs was null", offset=pos)
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
+                                for configs_index in range(configs_n):
+                                    try:
+                                        configs_item = blank_instance(CreatableTopicConfig)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            configs_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                configs_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            configs_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            configs_item.value = None
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "configs[]", configs_index
+                                        raise failure from None
+                                    configs_items.append(configs_item)
+                                field, index = "configs[]", configs_index  # as the last call would have left them
+                                topics_item.configs = configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)
         pos += 5

@@ -239,19 +239,32 @@ def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTop
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            configs.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            configs.name = ""
+            pos += 1
         else:
-            configs.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                configs.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                configs.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            configs.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            configs.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            configs.value = None
+            pos += 1
         else:
-            configs.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                configs.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                configs.value, pos = _w.read_compact_string(buf, pos)
         field = "read_only, config_source, is_sensitive"
         configs.read_only, configs.config_source, configs.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
         pos += 3
@@ -361,71 +374,100 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            result.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            result.name = ""
+            pos += 1
         else:
-            result.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                result.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "num_partitions, replication_factor"
         result.num_partitions, result.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
         pos += 6
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n = buf[pos] - 1
-        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            result.configs = None
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            configs_items: list[CreatableTopicConfigs] = []
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(CreatableTopicConfigs)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        configs_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        configs_item.value, pos = _w.read_compact_string(buf, pos)
-                    field = "read_only, config_source, is_sensitive"
-                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                    pos += 3
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
-                configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
-            result.configs = configs_items
+            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                configs_n, pos = _w.read_count(buf, pos, True)
+            if configs_n < 0:
+                result.configs = None
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                configs_items: list[CreatableTopicConfigs] = []
+                for configs_index in range(configs_n):
+                    try:
+                        configs_item = blank_instance(CreatableTopicConfigs)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            configs_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                configs_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            configs_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            configs_item.value = None
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                        field = "read_only, config_source, is_sensitive"
+                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                        pos += 3
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "configs[]", configs_index
+                        raise failure from None
+                    configs_items.append(configs_item)
+                field, index = "configs[]", configs_index  # as the last call would have left them
+                result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -538,73 +580,102 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            result.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            result.name = ""
+            pos += 1
         else:
-            result.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                result.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         result.topic_id, pos = _w.read_uuid(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "num_partitions, replication_factor"
         result.num_partitions, result.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
         pos += 6
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n = buf[pos] - 1
-        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            result.configs = None
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            configs_items: list[CreatableTopicConfigs] = []
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(CreatableTopicConfigs)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        configs_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        configs_item.value, pos = _w.read_compact_string(buf, pos)
-                    field = "read_only, config_source, is_sensitive"
-                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                    pos += 3
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
-                configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
-            result.configs = configs_items
+            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                configs_n, pos = _w.read_count(buf, pos, True)
+            if configs_n < 0:
+                result.configs = None
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                configs_items: list[CreatableTopicConfigs] = []
+                for configs_index in range(configs_n):
+                    try:
+                        configs_item = blank_instance(CreatableTopicConfigs)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            configs_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                configs_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            configs_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            configs_item.value = None
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                        field = "read_only, config_source, is_sensitive"
+                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                        pos += 3
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "configs[]", configs_index
+                        raise failure from None
+                    configs_items.append(configs_item)
+                field, index = "configs[]", configs_index  # as the last call would have left them
+                result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -725,8 +796,8 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -802,123 +873,155 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopicResult)
-                    topics_item.topic_id = _ZERO_UUID
-                    topics_item.topic_config_error_code = 0
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        topics_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        topics_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "num_partitions, replication_factor"
-                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n = buf[pos] - 1
-                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        configs_n, pos = _w.read_count(buf, pos, True)
-                    if configs_n < 0:
-                        topics_item.configs = None
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        configs_items: list[CreatableTopicConfigs] = []
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(CreatableTopicConfigs)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    configs_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                field = "read_only, config_source, is_sensitive"
-                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                                pos += 3
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        topics_item.configs = configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[CreatableTopicResult] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(CreatableTopicResult)
+                        topics_item.topic_id = _ZERO_UUID
+                        topics_item.topic_config_error_code = 0
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "topic_config_error_code"
-                                (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
-                                pos += 2
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            topics_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            topics_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                topics_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        topics_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                                topics_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "num_partitions, replication_factor"
+                        topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
+                        pos += 6
+                        field = "configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        configs_n = buf[pos] - 1
+                        if configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                configs_n, pos = _w.read_count(buf, pos, True)
+                            if configs_n < 0:
+                                topics_item.configs = None
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                configs_items: list[CreatableTopicConfigs] = []
+                                for configs_index in range(configs_n):
+                                    try:
+                                        configs_item = blank_instance(CreatableTopicConfigs)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            configs_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                configs_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            configs_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            configs_item.value = None
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                        field = "read_only, config_source, is_sensitive"
+                                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                                        pos += 3
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "configs[]", configs_index
+                                        raise failure from None
+                                    configs_items.append(configs_item)
+                                field, index = "configs[]", configs_index  # as the last call would have left them
+                                topics_item.configs = configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
+                            else:
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "topic_config_error_code"
+                                    (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
+                                    pos += 2
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            topics_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -986,124 +1089,156 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(CreatableTopicResult)
-                    topics_item.topic_config_error_code = 0
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        topics_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        topics_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "num_partitions, replication_factor"
-                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n = buf[pos] - 1
-                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        configs_n, pos = _w.read_count(buf, pos, True)
-                    if configs_n < 0:
-                        topics_item.configs = None
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        configs_items: list[CreatableTopicConfigs] = []
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(CreatableTopicConfigs)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    configs_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                field = "read_only, config_source, is_sensitive"
-                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
-                                pos += 3
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        topics_item.configs = configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[CreatableTopicResult] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(CreatableTopicResult)
+                        topics_item.topic_config_error_code = 0
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "topic_config_error_code"
-                                (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
-                                pos += 2
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_CreatableTopicResult_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            topics_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            topics_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                topics_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        topics_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                                topics_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "num_partitions, replication_factor"
+                        topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopicResult_num_partitions_replication_factor(buf, pos)
+                        pos += 6
+                        field = "configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        configs_n = buf[pos] - 1
+                        if configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                configs_n, pos = _w.read_count(buf, pos, True)
+                            if configs_n < 0:
+                                topics_item.configs = None
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                configs_items: list[CreatableTopicConfigs] = []
+                                for configs_index in range(configs_n):
+                                    try:
+                                        configs_item = blank_instance(CreatableTopicConfigs)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            configs_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                configs_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            configs_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            configs_item.value = None
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                        field = "read_only, config_source, is_sensitive"
+                                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_CreatableTopicConfigs_read_only_to_is_sensitive(buf, pos)
+                                        pos += 3
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "configs[]", configs_index
+                                        raise failure from None
+                                    configs_items.append(configs_item)
+                                field, index = "configs[]", configs_index  # as the last call would have left them
+                                topics_item.configs = configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
+                            else:
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "topic_config_error_code"
+                                    (topics_item.topic_config_error_code,) = _unpack_CreatableTopicResult_topic_config_error_code(buf, pos)
+                                    pos += 2
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (topic_config_error_code) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            topics_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -88,19 +88,29 @@ def _read_DefaultPrincipalData_v0(buf: bytes, pos: int) -> tuple[DefaultPrincipa
     size = len(buf)
     try:
         field = "type"
-        type_end = pos + buf[pos]
-        if pos < type_end < pos + 0x80 and type_end <= size:  # the usual case: a short string
-            data.type = buf[pos + 1:type_end].decode()
-            pos = type_end
+        type_n = buf[pos]  # the length + 1
+        if type_n == 1:  # the empty string
+            data.type = ""
+            pos += 1
         else:
-            data.type, pos = _w.read_compact_string_nn(buf, pos)
+            type_end = pos + type_n
+            if 0 < type_n < 0x80 and type_end <= size:  # the usual case: a short string
+                data.type = buf[pos + 1:type_end].decode()
+                pos = type_end
+            else:
+                data.type, pos = _w.read_compact_string_nn(buf, pos)
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            data.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            data.name = ""
+            pos += 1
         else:
-            data.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                data.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                data.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_authenticated"
         (data.token_authenticated,) = _unpack_DefaultPrincipalData_token_authenticated(buf, pos)
         pos += 1

@@ -111,46 +111,64 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
     size = len(buf)
     try:
         field = "owner"
-        owner_end = pos + buf[pos]
-        if pos < owner_end < pos + 0x80 and owner_end <= size:  # the usual case: a short string
-            record.owner = buf[pos + 1:owner_end].decode()
-            pos = owner_end
+        owner_n = buf[pos]  # the length + 1
+        if owner_n == 1:  # the empty string
+            record.owner = ""
+            pos += 1
         else:
-            record.owner, pos = _w.read_compact_string_nn(buf, pos)
+            owner_end = pos + owner_n
+            if 0 < owner_n < 0x80 and owner_end <= size:  # the usual case: a short string
+                record.owner = buf[pos + 1:owner_end].decode()
+                pos = owner_end
+            else:
+                record.owner, pos = _w.read_compact_string_nn(buf, pos)
         field = "requester"
-        requester_end = pos + buf[pos]
-        if pos < requester_end < pos + 0x80 and requester_end <= size:  # the usual case: a short string
-            record.requester = buf[pos + 1:requester_end].decode()
-            pos = requester_end
+        requester_n = buf[pos]  # the length + 1
+        if requester_n == 1:  # the empty string
+            record.requester = ""
+            pos += 1
         else:
-            record.requester, pos = _w.read_compact_string_nn(buf, pos)
+            requester_end = pos + requester_n
+            if 0 < requester_n < 0x80 and requester_end <= size:  # the usual case: a short string
+                record.requester = buf[pos + 1:requester_end].decode()
+                pos = requester_end
+            else:
+                record.requester, pos = _w.read_compact_string_nn(buf, pos)
         field = "renewers"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[str] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _w.read_compact_string_nn(buf, pos)
-                renewers_items.append(renewers_item)
-            record.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                renewers_items: list[str] = []
+                for index in range(renewers_n):
+                    renewers_item, pos = _w.read_compact_string_nn(buf, pos)
+                    renewers_items.append(renewers_item)
+                record.renewers = renewers_items
         field = "issue_timestamp, max_timestamp, expiration_timestamp"
         record.issue_timestamp, record.max_timestamp, record.expiration_timestamp = _unpack_DelegationTokenRecord_issue_timestamp_to_expiration_timestamp(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            record.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            record.token_id = ""
+            pos += 1
         else:
-            record.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                record.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                record.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -73,8 +73,8 @@ def _read_DeleteGroupsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsRe
         groups_names_n, pos = _w.read_count(buf, pos, False)
         if groups_names_n < 0:
             raise DecodeError("non-nullable field groups_names was null", offset=pos)
-        elif groups_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_names_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_names_items: list[str] = []
             for index in range(groups_names_n):
@@ -129,20 +129,23 @@ def _read_DeleteGroupsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRequ
         field = "groups_names"
         index = -1  # no element yet: an error in the count names the array itself
         groups_names_n = buf[pos] - 1
-        if groups_names_n < 0x7F and groups_names_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_names_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_names_n, pos = _w.read_count(buf, pos, True)
-        if groups_names_n < 0:
-            raise DecodeError("non-nullable field groups_names was null", offset=pos)
-        elif groups_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_names_items: list[str] = []
-            for index in range(groups_names_n):
-                groups_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                groups_names_items.append(groups_names_item)
-            request.groups_names = groups_names_items
+            if groups_names_n < 0x7F and groups_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_names_n, pos = _w.read_count(buf, pos, True)
+            if groups_names_n < 0:
+                raise DecodeError("non-nullable field groups_names was null", offset=pos)
+            elif groups_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_names_items: list[str] = []
+                for index in range(groups_names_n):
+                    groups_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    groups_names_items.append(groups_names_item)
+                request.groups_names = groups_names_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -259,8 +259,8 @@ def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTo
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[DeleteRecordsPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -327,40 +327,48 @@ def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[DeleteRecordsPartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 13
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                for partitions_row in _rows_DeleteRecordsPartition_v2(partitions_rows):
-                    partitions_item = blank_instance(DeleteRecordsPartition)
-                    partitions_item.partition_index, partitions_item.offset, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DeleteRecordsPartition_v2(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[DeleteRecordsPartition] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                partitions_end = pos + partitions_n * 13
+                partitions_rows = buf[pos:partitions_end]
+                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                    for partitions_row in _rows_DeleteRecordsPartition_v2(partitions_rows):
+                        partitions_item = blank_instance(DeleteRecordsPartition)
+                        partitions_item.partition_index, partitions_item.offset, _ = partitions_row
+                        partitions_item.unknown_tagged_fields = ()
+                        partitions_items.append(partitions_item)
+                    pos = partitions_end
+                else:
+                    for index in range(partitions_n):
+                        partitions_item, pos = _read_DeleteRecordsPartition_v2(buf, pos)
+                        partitions_items.append(partitions_item)
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -435,8 +443,8 @@ def _read_DeleteRecordsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecords
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[DeleteRecordsTopic] = []
             for topics_index in range(topics_n):
@@ -449,8 +457,8 @@ def _read_DeleteRecordsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecords
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[DeleteRecordsPartition] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -527,67 +535,78 @@ def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRe
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[DeleteRecordsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DeleteRecordsTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[DeleteRecordsPartition] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 13
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                            for partitions_row in _rows_DeleteRecordsPartition_v2(partitions_rows):
-                                partitions_item = blank_instance(DeleteRecordsPartition)
-                                partitions_item.partition_index, partitions_item.offset, _ = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[DeleteRecordsTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(DeleteRecordsTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_DeleteRecordsPartition_v2(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[DeleteRecordsPartition] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partitions_end = pos + partitions_n * 13
+                                partitions_rows = buf[pos:partitions_end]
+                                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                                    for partitions_row in _rows_DeleteRecordsPartition_v2(partitions_rows):
+                                        partitions_item = blank_instance(DeleteRecordsPartition)
+                                        partitions_item.partition_index, partitions_item.offset, _ = partitions_row
+                                        partitions_item.unknown_tagged_fields = ()
+                                        partitions_items.append(partitions_item)
+                                    pos = partitions_end
+                                else:
+                                    for index in range(partitions_n):
+                                        partitions_item, pos = _read_DeleteRecordsPartition_v2(buf, pos)
+                                        partitions_items.append(partitions_item)
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteRecordsRequest_timeout_ms(buf, pos)
         pos += 4

@@ -270,19 +270,32 @@ def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
     size = len(buf)
     try:
         field = "entity_type"
-        entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-            data.entity_type = buf[pos + 1:entity_type_end].decode()
-            pos = entity_type_end
+        entity_type_n = buf[pos]  # the length + 1
+        if entity_type_n == 1:  # the empty string
+            data.entity_type = ""
+            pos += 1
         else:
-            data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+            entity_type_end = pos + entity_type_n
+            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                data.entity_type = buf[pos + 1:entity_type_end].decode()
+                pos = entity_type_end
+            else:
+                data.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "entity_name"
-        entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-            data.entity_name = buf[pos + 1:entity_name_end].decode()
-            pos = entity_name_end
+        entity_name_n = buf[pos]  # the length + 1
+        if entity_name_n == 1:  # the empty string
+            data.entity_name = ""
+            pos += 1
+        elif entity_name_n == 0:  # null
+            data.entity_name = None
+            pos += 1
         else:
-            data.entity_name, pos = _w.read_compact_string(buf, pos)
+            entity_name_end = pos + entity_name_n
+            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                data.entity_name = buf[pos + 1:entity_name_end].decode()
+                pos = entity_name_end
+            else:
+                data.entity_name, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -376,12 +389,17 @@ def _read_ValueData_v1(buf: bytes, pos: int) -> tuple[ValueData, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            data.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            data.key = ""
+            pos += 1
         else:
-            data.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                data.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                data.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
         (data.value,) = _unpack_ValueData_value(buf, pos)
         pos += 8
@@ -441,8 +459,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entity_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -465,8 +483,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         values_n, pos = _w.read_count(buf, pos, False)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif values_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             values_items: list[ValueData] = []
             for values_index in range(values_n):
@@ -546,85 +564,109 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
         field = "entity[]"
         index = -1  # no element yet: an error in the count names the array itself
         entity_n = buf[pos] - 1
-        if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entity_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entity_n, pos = _w.read_count(buf, pos, True)
-        if entity_n < 0:
-            raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entity_items: list[EntityData] = []
-            for entity_index in range(entity_n):
-                try:
-                    entity_item = blank_instance(EntityData)
-                    field = "entity_type"
-                    entity_type_end = pos + buf[pos]
-                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                        pos = entity_type_end
-                    else:
-                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "entity_name"
-                    entity_name_end = pos + buf[pos]
-                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                        pos = entity_name_end
-                    else:
-                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entity_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entity[]", entity_index
-                    raise failure from None
-                entity_items.append(entity_item)
-            field, index = "entity[]", entity_index  # as the last call would have left them
-            data.entity = entity_items
+            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entity_n, pos = _w.read_count(buf, pos, True)
+            if entity_n < 0:
+                raise DecodeError("non-nullable field entity was null", offset=pos)
+            elif entity_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                entity_items: list[EntityData] = []
+                for entity_index in range(entity_n):
+                    try:
+                        entity_item = blank_instance(EntityData)
+                        field = "entity_type"
+                        entity_type_n = buf[pos]  # the length + 1
+                        if entity_type_n == 1:  # the empty string
+                            entity_item.entity_type = ""
+                            pos += 1
+                        else:
+                            entity_type_end = pos + entity_type_n
+                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                pos = entity_type_end
+                            else:
+                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "entity_name"
+                        entity_name_n = buf[pos]  # the length + 1
+                        if entity_name_n == 1:  # the empty string
+                            entity_item.entity_name = ""
+                            pos += 1
+                        elif entity_name_n == 0:  # null
+                            entity_item.entity_name = None
+                            pos += 1
+                        else:
+                            entity_name_end = pos + entity_name_n
+                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                pos = entity_name_end
+                            else:
+                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entity_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entity[]", entity_index
+                        raise failure from None
+                    entity_items.append(entity_item)
+                field, index = "entity[]", entity_index  # as the last call would have left them
+                data.entity = entity_items
         field = "values[]"
         index = -1  # no element yet: an error in the count names the array itself
         values_n = buf[pos] - 1
-        if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if values_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            values_n, pos = _w.read_count(buf, pos, True)
-        if values_n < 0:
-            raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            values_items: list[ValueData] = []
-            for values_index in range(values_n):
-                try:
-                    values_item = blank_instance(ValueData)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        values_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        values_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                    pos += 8
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        values_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "values[]", values_index
-                    raise failure from None
-                values_items.append(values_item)
-            field, index = "values[]", values_index  # as the last call would have left them
-            data.values = values_items
+            if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                values_n, pos = _w.read_count(buf, pos, True)
+            if values_n < 0:
+                raise DecodeError("non-nullable field values was null", offset=pos)
+            elif values_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                values_items: list[ValueData] = []
+                for values_index in range(values_n):
+                    try:
+                        values_item = blank_instance(ValueData)
+                        field = "key"
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            values_item.key = ""
+                            pos += 1
+                        else:
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                values_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                        pos += 8
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            values_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "values[]", values_index
+                        raise failure from None
+                    values_items.append(values_item)
+                field, index = "values[]", values_index  # as the last call would have left them
+                data.values = values_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -712,8 +754,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             response.entries = None
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif entries_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -724,8 +766,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                     entity_n, pos = _w.read_count(buf, pos, False)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif entity_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -748,8 +790,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                     values_n, pos = _w.read_count(buf, pos, False)
                     if values_n < 0:
                         raise DecodeError("non-nullable field values was null", offset=pos)
-                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif values_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         values_items: list[ValueData] = []
                         for values_index in range(values_n):
@@ -828,123 +870,158 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
         response.throttle_time_ms, response.error_code = _unpack_DescribeClientQuotasResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "entries[]"
         index = -1  # no element yet: an error in the count names the array itself
         entries_n = buf[pos] - 1
-        if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if entries_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            entries_n, pos = _w.read_count(buf, pos, True)
-        if entries_n < 0:
-            response.entries = None
-        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            entries_items: list[EntryData] = []
-            for entries_index in range(entries_n):
-                try:
-                    entries_item = blank_instance(EntryData)
-                    field = "entity[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    entity_n = buf[pos] - 1
-                    if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        entity_n, pos = _w.read_count(buf, pos, True)
-                    if entity_n < 0:
-                        raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        entity_items: list[EntityData] = []
-                        for entity_index in range(entity_n):
-                            try:
-                                entity_item = blank_instance(EntityData)
-                                field = "entity_type"
-                                entity_type_end = pos + buf[pos]
-                                if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
-                                    entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
-                                    pos = entity_type_end
-                                else:
-                                    entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "entity_name"
-                                entity_name_end = pos + buf[pos]
-                                if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
-                                    entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
-                                    pos = entity_name_end
-                                else:
-                                    entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    entity_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "entity[]", entity_index
-                                raise failure from None
-                            entity_items.append(entity_item)
-                        field, index = "entity[]", entity_index  # as the last call would have left them
-                        entries_item.entity = entity_items
-                    field = "values[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    values_n = buf[pos] - 1
-                    if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        values_n, pos = _w.read_count(buf, pos, True)
-                    if values_n < 0:
-                        raise DecodeError("non-nullable field values was null", offset=pos)
-                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        values_items: list[ValueData] = []
-                        for values_index in range(values_n):
-                            try:
-                                values_item = blank_instance(ValueData)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    values_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    values_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                (values_item.value,) = _unpack_ValueData_value(buf, pos)
-                                pos += 8
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    values_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "values[]", values_index
-                                raise failure from None
-                            values_items.append(values_item)
-                        field, index = "values[]", values_index  # as the last call would have left them
-                        entries_item.values = values_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        entries_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "entries[]", entries_index
-                    raise failure from None
-                entries_items.append(entries_item)
-            field, index = "entries[]", entries_index  # as the last call would have left them
-            response.entries = entries_items
+            if entries_n < 0x7F and entries_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                entries_n, pos = _w.read_count(buf, pos, True)
+            if entries_n < 0:
+                response.entries = None
+            elif entries_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                entries_items: list[EntryData] = []
+                for entries_index in range(entries_n):
+                    try:
+                        entries_item = blank_instance(EntryData)
+                        field = "entity[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        entity_n = buf[pos] - 1
+                        if entity_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                entity_n, pos = _w.read_count(buf, pos, True)
+                            if entity_n < 0:
+                                raise DecodeError("non-nullable field entity was null", offset=pos)
+                            elif entity_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                entity_items: list[EntityData] = []
+                                for entity_index in range(entity_n):
+                                    try:
+                                        entity_item = blank_instance(EntityData)
+                                        field = "entity_type"
+                                        entity_type_n = buf[pos]  # the length + 1
+                                        if entity_type_n == 1:  # the empty string
+                                            entity_item.entity_type = ""
+                                            pos += 1
+                                        else:
+                                            entity_type_end = pos + entity_type_n
+                                            if 0 < entity_type_n < 0x80 and entity_type_end <= size:  # the usual case: a short string
+                                                entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                                                pos = entity_type_end
+                                            else:
+                                                entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "entity_name"
+                                        entity_name_n = buf[pos]  # the length + 1
+                                        if entity_name_n == 1:  # the empty string
+                                            entity_item.entity_name = ""
+                                            pos += 1
+                                        elif entity_name_n == 0:  # null
+                                            entity_item.entity_name = None
+                                            pos += 1
+                                        else:
+                                            entity_name_end = pos + entity_name_n
+                                            if 0 < entity_name_n < 0x80 and entity_name_end <= size:  # the usual case: a short string
+                                                entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                                                pos = entity_name_end
+                                            else:
+                                                entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            entity_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "entity[]", entity_index
+                                        raise failure from None
+                                    entity_items.append(entity_item)
+                                field, index = "entity[]", entity_index  # as the last call would have left them
+                                entries_item.entity = entity_items
+                        field = "values[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        values_n = buf[pos] - 1
+                        if values_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if values_n < 0x7F and values_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                values_n, pos = _w.read_count(buf, pos, True)
+                            if values_n < 0:
+                                raise DecodeError("non-nullable field values was null", offset=pos)
+                            elif values_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                values_items: list[ValueData] = []
+                                for values_index in range(values_n):
+                                    try:
+                                        values_item = blank_instance(ValueData)
+                                        field = "key"
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            values_item.key = ""
+                                            pos += 1
+                                        else:
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                values_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                values_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        (values_item.value,) = _unpack_ValueData_value(buf, pos)
+                                        pos += 8
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            values_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            values_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "values[]", values_index
+                                        raise failure from None
+                                    values_items.append(values_item)
+                                field, index = "values[]", values_index  # as the last call would have left them
+                                entries_item.values = values_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            entries_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            entries_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "entries[]", entries_index
+                        raise failure from None
+                    entries_items.append(entries_item)
+                field, index = "entries[]", entries_index  # as the last call would have left them
+                response.entries = entries_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -199,22 +199,35 @@ def _read_DescribeClusterBroker_v0_1(buf: bytes, pos: int) -> tuple[DescribeClus
         (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            broker.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            broker.host = ""
+            pos += 1
         else:
-            broker.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                broker.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
+            pos += 1
         else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -278,22 +291,35 @@ def _read_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeCluste
         (broker.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            broker.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            broker.host = ""
+            pos += 1
         else:
-            broker.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                broker.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
+            pos += 1
         else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "is_fenced"
         (broker.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
         pos += 1
@@ -361,72 +387,101 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(DescribeClusterBroker)
-                    brokers_item.is_fenced = False
-                    field = "broker_id"
-                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(DescribeClusterBroker)
+                        brokers_item.is_fenced = False
+                        field = "broker_id"
+                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -514,75 +569,104 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "endpoint_type"
         (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
         pos += 1
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(DescribeClusterBroker)
-                    brokers_item.is_fenced = False
-                    field = "broker_id"
-                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(DescribeClusterBroker)
+                        brokers_item.is_fenced = False
+                        field = "broker_id"
+                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -670,77 +754,106 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
         response.throttle_time_ms, response.error_code = _unpack_DescribeClusterResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "endpoint_type"
         (response.endpoint_type,) = _unpack_DescribeClusterResponse_endpoint_type(buf, pos)
         pos += 1
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
         else:
-            response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_DescribeClusterResponse_controller_id(buf, pos)
         pos += 4
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(DescribeClusterBroker)
-                    field = "broker_id"
-                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "is_fenced"
-                    (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
-                    pos += 1
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(DescribeClusterBroker)
+                        field = "broker_id"
+                        (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "is_fenced"
+                        (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
                         pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
         pos += 4

@@ -153,8 +153,8 @@ def _read_DescribeConfigsResource_v1_3(buf: bytes, pos: int) -> tuple[DescribeCo
         configuration_keys_n, pos = _w.read_count(buf, pos, False)
         if configuration_keys_n < 0:
             resource.configuration_keys = None
-        elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif configuration_keys_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configuration_keys_items: list[str] = []
             for index in range(configuration_keys_n):
@@ -217,29 +217,37 @@ def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConf
         (resource.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            resource.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            resource.resource_name = ""
+            pos += 1
         else:
-            resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                resource.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configuration_keys"
         index = -1  # no element yet: an error in the count names the array itself
         configuration_keys_n = buf[pos] - 1
-        if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if configuration_keys_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            configuration_keys_n, pos = _w.read_count(buf, pos, True)
-        if configuration_keys_n < 0:
-            resource.configuration_keys = None
-        elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            configuration_keys_items: list[str] = []
-            for index in range(configuration_keys_n):
-                configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                configuration_keys_items.append(configuration_keys_item)
-            resource.configuration_keys = configuration_keys_items
+            if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                configuration_keys_n, pos = _w.read_count(buf, pos, True)
+            if configuration_keys_n < 0:
+                resource.configuration_keys = None
+            elif configuration_keys_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                configuration_keys_items: list[str] = []
+                for index in range(configuration_keys_n):
+                    configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                    configuration_keys_items.append(configuration_keys_item)
+                resource.configuration_keys = configuration_keys_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -320,8 +328,8 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: list[DescribeConfigsResource] = []
             for resources_index in range(resources_n):
@@ -337,8 +345,8 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
                     configuration_keys_n, pos = _w.read_count(buf, pos, False)
                     if configuration_keys_n < 0:
                         resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif configuration_keys_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         configuration_keys_items: list[str] = []
                         for index in range(configuration_keys_n):
@@ -407,8 +415,8 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif resources_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             resources_items: list[DescribeConfigsResource] = []
             for resources_index in range(resources_n):
@@ -424,8 +432,8 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
                     configuration_keys_n, pos = _w.read_count(buf, pos, False)
                     if configuration_keys_n < 0:
                         resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif configuration_keys_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         configuration_keys_items: list[str] = []
                         for index in range(configuration_keys_n):
@@ -491,59 +499,70 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
         field = "resources[]"
         index = -1  # no element yet: an error in the count names the array itself
         resources_n = buf[pos] - 1
-        if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if resources_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            resources_n, pos = _w.read_count(buf, pos, True)
-        if resources_n < 0:
-            raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            resources_items: list[DescribeConfigsResource] = []
-            for resources_index in range(resources_n):
-                try:
-                    resources_item = blank_instance(DescribeConfigsResource)
-                    field = "resource_type"
-                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "configuration_keys"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configuration_keys_n = buf[pos] - 1
-                    if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
+            if resources_n < 0x7F and resources_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                resources_n, pos = _w.read_count(buf, pos, True)
+            if resources_n < 0:
+                raise DecodeError("non-nullable field resources was null", offset=pos)
+            elif resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                resources_items: list[DescribeConfigsResource] = []
+                for resources_index in range(resources_n):
+                    try:
+                        resources_item = blank_instance(DescribeConfigsResource)
+                        field = "resource_type"
+                        (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
                         pos += 1
-                    else:
-                        configuration_keys_n, pos = _w.read_count(buf, pos, True)
-                    if configuration_keys_n < 0:
-                        resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        configuration_keys_items: list[str] = []
-                        for index in range(configuration_keys_n):
-                            configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                            configuration_keys_items.append(configuration_keys_item)
-                        resources_item.configuration_keys = configuration_keys_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        resources_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "resources[]", resources_index
-                    raise failure from None
-                resources_items.append(resources_item)
-            field, index = "resources[]", resources_index  # as the last call would have left them
-            request.resources = resources_items
+                        field = "resource_name"
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            resources_item.resource_name = ""
+                            pos += 1
+                        else:
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "configuration_keys"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        configuration_keys_n = buf[pos] - 1
+                        if configuration_keys_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                configuration_keys_n, pos = _w.read_count(buf, pos, True)
+                            if configuration_keys_n < 0:
+                                resources_item.configuration_keys = None
+                            elif configuration_keys_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                configuration_keys_items: list[str] = []
+                                for index in range(configuration_keys_n):
+                                    configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    configuration_keys_items.append(configuration_keys_item)
+                                resources_item.configuration_keys = configuration_keys_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            resources_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "resources[]", resources_index
+                        raise failure from None
+                    resources_items.append(resources_item)
+                field, index = "resources[]", resources_index  # as the last call would have left them
+                request.resources = resources_items
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)
         pos += 2

@@ -340,19 +340,32 @@ def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            synonym.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            synonym.name = ""
+            pos += 1
         else:
-            synonym.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                synonym.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                synonym.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            synonym.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            synonym.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            synonym.value = None
+            pos += 1
         else:
-            synonym.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                synonym.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                synonym.value, pos = _w.read_compact_string(buf, pos)
         field = "source"
         (synonym.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
         pos += 1
@@ -425,8 +438,8 @@ def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[Desc
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif synonyms_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for synonyms_index in range(synonyms_n):
@@ -514,8 +527,8 @@ def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[Descri
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif synonyms_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for synonyms_index in range(synonyms_n):
@@ -603,78 +616,115 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            result.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            result.name = ""
+            pos += 1
         else:
-            result.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                result.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                result.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            result.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            result.value = ""
+            pos += 1
+        elif value_n == 0:  # null
+            result.value = None
+            pos += 1
         else:
-            result.value, pos = _w.read_compact_string(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                result.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                result.value, pos = _w.read_compact_string(buf, pos)
         field = "read_only, config_source, is_sensitive"
         result.read_only, result.config_source, result.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
         pos += 3
         field = "synonyms[]"
         index = -1  # no element yet: an error in the count names the array itself
         synonyms_n = buf[pos] - 1
-        if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if synonyms_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            synonyms_n, pos = _w.read_count(buf, pos, True)
-        if synonyms_n < 0:
-            raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            synonyms_items: list[DescribeConfigsSynonym] = []
-            for synonyms_index in range(synonyms_n):
-                try:
-                    synonyms_item = blank_instance(DescribeConfigsSynonym)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        synonyms_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        synonyms_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        synonyms_item.value, pos = _w.read_compact_string(buf, pos)
-                    field = "source"
-                    (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                    pos += 1
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                synonyms_n, pos = _w.read_count(buf, pos, True)
+            if synonyms_n < 0:
+                raise DecodeError("non-nullable field synonyms was null", offset=pos)
+            elif synonyms_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                synonyms_items: list[DescribeConfigsSynonym] = []
+                for synonyms_index in range(synonyms_n):
+                    try:
+                        synonyms_item = blank_instance(DescribeConfigsSynonym)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            synonyms_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            synonyms_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            synonyms_item.value = None
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                        field = "source"
+                        (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
                         pos += 1
-                        synonyms_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "synonyms[]", synonyms_index
-                    raise failure from None
-                synonyms_items.append(synonyms_item)
-            field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-            result.synonyms = synonyms_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            synonyms_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "synonyms[]", synonyms_index
+                        raise failure from None
+                    synonyms_items.append(synonyms_item)
+                field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                result.synonyms = synonyms_items
         field = "config_type"
         (result.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
         pos += 1
         field = "documentation"
-        documentation_end = pos + buf[pos]
-        if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
-            result.documentation = buf[pos + 1:documentation_end].decode()
-            pos = documentation_end
+        documentation_n = buf[pos]  # the length + 1
+        if documentation_n == 1:  # the empty string
+            result.documentation = ""
+            pos += 1
+        elif documentation_n == 0:  # null
+            result.documentation = None
+            pos += 1
         else:
-            result.documentation, pos = _w.read_compact_string(buf, pos)
+            documentation_end = pos + documentation_n
+            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
+                result.documentation = buf[pos + 1:documentation_end].decode()
+                pos = documentation_end
+            else:
+                result.documentation, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -770,8 +820,8 @@ def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConf
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for configs_index in range(configs_n):
@@ -792,8 +842,8 @@ def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConf
                     synonyms_n, pos = _w.read_count(buf, pos, False)
                     if synonyms_n < 0:
                         raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif synonyms_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         synonyms_items: list[DescribeConfigsSynonym] = []
                         for synonyms_index in range(synonyms_n):
@@ -891,8 +941,8 @@ def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfig
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif configs_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for configs_index in range(configs_n):
@@ -911,8 +961,8 @@ def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfig
                     synonyms_n, pos = _w.read_count(buf, pos, False)
                     if synonyms_n < 0:
                         raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif synonyms_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         synonyms_items: list[DescribeConfigsSynonym] = []
                         for synonyms_index in range(synonyms_n):
@@ -1005,125 +1055,178 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
         (result.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "resource_type"
         (result.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
         pos += 1
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            result.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            result.resource_name = ""
+            pos += 1
         else:
-            result.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                result.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                result.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         configs_n = buf[pos] - 1
-        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            configs_n, pos = _w.read_count(buf, pos, True)
-        if configs_n < 0:
-            raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            configs_items: list[DescribeConfigsResourceResult] = []
-            for configs_index in range(configs_n):
-                try:
-                    configs_item = blank_instance(DescribeConfigsResourceResult)
-                    configs_item.is_default = False
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        configs_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        configs_item.value, pos = _w.read_compact_string(buf, pos)
-                    field = "read_only, config_source, is_sensitive"
-                    configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
-                    pos += 3
-                    field = "synonyms[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    synonyms_n = buf[pos] - 1
-                    if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        synonyms_n, pos = _w.read_count(buf, pos, True)
-                    if synonyms_n < 0:
-                        raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        synonyms_items: list[DescribeConfigsSynonym] = []
-                        for synonyms_index in range(synonyms_n):
-                            try:
-                                synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    synonyms_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    synonyms_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    synonyms_item.value, pos = _w.read_compact_string(buf, pos)
-                                field = "source"
-                                (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                configs_n, pos = _w.read_count(buf, pos, True)
+            if configs_n < 0:
+                raise DecodeError("non-nullable field configs was null", offset=pos)
+            elif configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                configs_items: list[DescribeConfigsResourceResult] = []
+                for configs_index in range(configs_n):
+                    try:
+                        configs_item = blank_instance(DescribeConfigsResourceResult)
+                        configs_item.is_default = False
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            configs_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                configs_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            configs_item.value = ""
+                            pos += 1
+                        elif value_n == 0:  # null
+                            configs_item.value = None
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                        field = "read_only, config_source, is_sensitive"
+                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                        pos += 3
+                        field = "synonyms[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        synonyms_n = buf[pos] - 1
+                        if synonyms_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
                                 pos += 1
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    synonyms_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "synonyms[]", synonyms_index
-                                raise failure from None
-                            synonyms_items.append(synonyms_item)
-                        field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                        configs_item.synonyms = synonyms_items
-                    field = "config_type"
-                    (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
-                    pos += 1
-                    field = "documentation"
-                    documentation_end = pos + buf[pos]
-                    if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
-                        configs_item.documentation = buf[pos + 1:documentation_end].decode()
-                        pos = documentation_end
-                    else:
-                        configs_item.documentation, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+                            else:
+                                synonyms_n, pos = _w.read_count(buf, pos, True)
+                            if synonyms_n < 0:
+                                raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                            elif synonyms_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                synonyms_items: list[DescribeConfigsSynonym] = []
+                                for synonyms_index in range(synonyms_n):
+                                    try:
+                                        synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            synonyms_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            synonyms_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            synonyms_item.value = None
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                                        field = "source"
+                                        (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                        pos += 1
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            synonyms_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "synonyms[]", synonyms_index
+                                        raise failure from None
+                                    synonyms_items.append(synonyms_item)
+                                field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                                configs_item.synonyms = synonyms_items
+                        field = "config_type"
+                        (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
                         pos += 1
-                        configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "configs[]", configs_index
-                    raise failure from None
-                configs_items.append(configs_item)
-            field, index = "configs[]", configs_index  # as the last call would have left them
-            result.configs = configs_items
+                        field = "documentation"
+                        documentation_n = buf[pos]  # the length + 1
+                        if documentation_n == 1:  # the empty string
+                            configs_item.documentation = ""
+                            pos += 1
+                        elif documentation_n == 0:  # null
+                            configs_item.documentation = None
+                            pos += 1
+                        else:
+                            documentation_end = pos + documentation_n
+                            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
+                                configs_item.documentation = buf[pos + 1:documentation_end].decode()
+                                pos = documentation_end
+                            else:
+                                configs_item.documentation, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "configs[]", configs_index
+                        raise failure from None
+                    configs_items.append(configs_item)
+                field, index = "configs[]", configs_index  # as the last call would have left them
+                result.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1207,8 +1310,8 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[DescribeConfigsResult] = []
             for results_index in range(results_n):
@@ -1229,8 +1332,8 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif configs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         configs_items: list[DescribeConfigsResourceResult] = []
                         for configs_index in range(configs_n):
@@ -1251,8 +1354,8 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
                                 synonyms_n, pos = _w.read_count(buf, pos, False)
                                 if synonyms_n < 0:
                                     raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif synonyms_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     synonyms_items: list[DescribeConfigsSynonym] = []
                                     for synonyms_index in range(synonyms_n):
@@ -1341,8 +1444,8 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[DescribeConfigsResult] = []
             for results_index in range(results_n):
@@ -1363,8 +1466,8 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif configs_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         configs_items: list[DescribeConfigsResourceResult] = []
                         for configs_index in range(configs_n):
@@ -1383,8 +1486,8 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
                                 synonyms_n, pos = _w.read_count(buf, pos, False)
                                 if synonyms_n < 0:
                                     raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif synonyms_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     synonyms_items: list[DescribeConfigsSynonym] = []
                                     for synonyms_index in range(synonyms_n):
@@ -1477,155 +1580,211 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[DescribeConfigsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeConfigsResult)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        results_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "resource_type"
-                    (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
-                    pos += 1
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        results_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        results_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    configs_n = buf[pos] - 1
-                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[DescribeConfigsResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(DescribeConfigsResult)
+                        field = "error_code"
+                        (results_item.error_code,) = _unpack_DescribeConfigsResult_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            results_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            results_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                results_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "resource_type"
+                        (results_item.resource_type,) = _unpack_DescribeConfigsResult_resource_type(buf, pos)
                         pos += 1
-                    else:
-                        configs_n, pos = _w.read_count(buf, pos, True)
-                    if configs_n < 0:
-                        raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        configs_items: list[DescribeConfigsResourceResult] = []
-                        for configs_index in range(configs_n):
-                            try:
-                                configs_item = blank_instance(DescribeConfigsResourceResult)
-                                configs_item.is_default = False
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    configs_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
-                                field = "read_only, config_source, is_sensitive"
-                                configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
-                                pos += 3
-                                field = "synonyms[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                synonyms_n = buf[pos] - 1
-                                if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    synonyms_n, pos = _w.read_count(buf, pos, True)
-                                if synonyms_n < 0:
-                                    raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    synonyms_items: list[DescribeConfigsSynonym] = []
-                                    for synonyms_index in range(synonyms_n):
-                                        try:
-                                            synonyms_item = blank_instance(DescribeConfigsSynonym)
-                                            field = "name"
-                                            name_end = pos + buf[pos]
-                                            if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                        field = "resource_name"
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            results_item.resource_name = ""
+                            pos += 1
+                        else:
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                results_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                results_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        configs_n = buf[pos] - 1
+                        if configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                configs_n, pos = _w.read_count(buf, pos, True)
+                            if configs_n < 0:
+                                raise DecodeError("non-nullable field configs was null", offset=pos)
+                            elif configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                configs_items: list[DescribeConfigsResourceResult] = []
+                                for configs_index in range(configs_n):
+                                    try:
+                                        configs_item = blank_instance(DescribeConfigsResourceResult)
+                                        configs_item.is_default = False
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            configs_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                configs_item.name = buf[pos + 1:name_end].decode()
                                                 pos = name_end
                                             else:
-                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "value"
-                                            value_end = pos + buf[pos]
-                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                                configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            configs_item.value = ""
+                                            pos += 1
+                                        elif value_n == 0:  # null
+                                            configs_item.value = None
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                configs_item.value = buf[pos + 1:value_end].decode()
                                                 pos = value_end
                                             else:
-                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
-                                            field = "source"
-                                            (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
-                                            pos += 1
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                                configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                        field = "read_only, config_source, is_sensitive"
+                                        configs_item.read_only, configs_item.config_source, configs_item.is_sensitive = _unpack_DescribeConfigsResourceResult_read_only_to_is_sensitive(buf, pos)
+                                        pos += 3
+                                        field = "synonyms[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        synonyms_n = buf[pos] - 1
+                                        if synonyms_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if synonyms_n < 0x7F and synonyms_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                synonyms_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "synonyms[]", synonyms_index
-                                            raise failure from None
-                                        synonyms_items.append(synonyms_item)
-                                    field, index = "synonyms[]", synonyms_index  # as the last call would have left them
-                                    configs_item.synonyms = synonyms_items
-                                field = "config_type"
-                                (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
-                                pos += 1
-                                field = "documentation"
-                                documentation_end = pos + buf[pos]
-                                if pos < documentation_end < pos + 0x80 and documentation_end <= size:  # the usual case: a short string
-                                    configs_item.documentation = buf[pos + 1:documentation_end].decode()
-                                    pos = documentation_end
-                                else:
-                                    configs_item.documentation, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "configs[]", configs_index
-                                raise failure from None
-                            configs_items.append(configs_item)
-                        field, index = "configs[]", configs_index  # as the last call would have left them
-                        results_item.configs = configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+                                            else:
+                                                synonyms_n, pos = _w.read_count(buf, pos, True)
+                                            if synonyms_n < 0:
+                                                raise DecodeError("non-nullable field synonyms was null", offset=pos)
+                                            elif synonyms_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                synonyms_items: list[DescribeConfigsSynonym] = []
+                                                for synonyms_index in range(synonyms_n):
+                                                    try:
+                                                        synonyms_item = blank_instance(DescribeConfigsSynonym)
+                                                        field = "name"
+                                                        name_n = buf[pos]  # the length + 1
+                                                        if name_n == 1:  # the empty string
+                                                            synonyms_item.name = ""
+                                                            pos += 1
+                                                        else:
+                                                            name_end = pos + name_n
+                                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                                synonyms_item.name = buf[pos + 1:name_end].decode()
+                                                                pos = name_end
+                                                            else:
+                                                                synonyms_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "value"
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            synonyms_item.value = ""
+                                                            pos += 1
+                                                        elif value_n == 0:  # null
+                                                            synonyms_item.value = None
+                                                            pos += 1
+                                                        else:
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                synonyms_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                synonyms_item.value, pos = _w.read_compact_string(buf, pos)
+                                                        field = "source"
+                                                        (synonyms_item.source,) = _unpack_DescribeConfigsSynonym_source(buf, pos)
+                                                        pos += 1
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            synonyms_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            synonyms_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "synonyms[]", synonyms_index
+                                                        raise failure from None
+                                                    synonyms_items.append(synonyms_item)
+                                                field, index = "synonyms[]", synonyms_index  # as the last call would have left them
+                                                configs_item.synonyms = synonyms_items
+                                        field = "config_type"
+                                        (configs_item.config_type,) = _unpack_DescribeConfigsResourceResult_config_type(buf, pos)
+                                        pos += 1
+                                        field = "documentation"
+                                        documentation_n = buf[pos]  # the length + 1
+                                        if documentation_n == 1:  # the empty string
+                                            configs_item.documentation = ""
+                                            pos += 1
+                                        elif documentation_n == 0:  # null
+                                            configs_item.documentation = None
+                                            pos += 1
+                                        else:
+                                            documentation_end = pos + documentation_n
+                                            if 0 < documentation_n < 0x80 and documentation_end <= size:  # the usual case: a short string
+                                                configs_item.documentation = buf[pos + 1:documentation_end].decode()
+                                                pos = documentation_end
+                                            else:
+                                                configs_item.documentation, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "configs[]", configs_index
+                                        raise failure from None
+                                    configs_items.append(configs_item)
+                                field, index = "configs[]", configs_index  # as the last call would have left them
+                                results_item.configs = configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -157,19 +157,29 @@ def _read_DescribeDelegationTokenOwner_v2_3(buf: bytes, pos: int) -> tuple[Descr
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            owner.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            owner.principal_type = ""
+            pos += 1
         else:
-            owner.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                owner.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                owner.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            owner.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            owner.principal_name = ""
+            pos += 1
         else:
-            owner.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                owner.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                owner.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -234,8 +244,8 @@ def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Des
         owners_n, pos = _w.read_count(buf, pos, False)
         if owners_n < 0:
             request.owners = None
-        elif owners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif owners_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
             for owners_index in range(owners_n):
@@ -299,46 +309,59 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
         field = "owners[]"
         index = -1  # no element yet: an error in the count names the array itself
         owners_n = buf[pos] - 1
-        if owners_n < 0x7F and owners_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if owners_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            owners_n, pos = _w.read_count(buf, pos, True)
-        if owners_n < 0:
-            request.owners = None
-        elif owners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            owners_items: list[DescribeDelegationTokenOwner] = []
-            for owners_index in range(owners_n):
-                try:
-                    owners_item = blank_instance(DescribeDelegationTokenOwner)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        owners_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        owners_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        owners_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        owners_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        owners_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        owners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "owners[]", owners_index
-                    raise failure from None
-                owners_items.append(owners_item)
-            field, index = "owners[]", owners_index  # as the last call would have left them
-            request.owners = owners_items
+            if owners_n < 0x7F and owners_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                owners_n, pos = _w.read_count(buf, pos, True)
+            if owners_n < 0:
+                request.owners = None
+            elif owners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                owners_items: list[DescribeDelegationTokenOwner] = []
+                for owners_index in range(owners_n):
+                    try:
+                        owners_item = blank_instance(DescribeDelegationTokenOwner)
+                        field = "principal_type"
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            owners_item.principal_type = ""
+                            pos += 1
+                        else:
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                owners_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                owners_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            owners_item.principal_name = ""
+                            pos += 1
+                        else:
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                owners_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                owners_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            owners_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            owners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "owners[]", owners_index
+                        raise failure from None
+                    owners_items.append(owners_item)
+                field, index = "owners[]", owners_index  # as the last call would have left them
+                request.owners = owners_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -271,19 +271,29 @@ def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int) -> tuple[De
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            renewer.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            renewer.principal_type = ""
+            pos += 1
         else:
-            renewer.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                renewer.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                renewer.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            renewer.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            renewer.principal_name = ""
+            pos += 1
         else:
-            renewer.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                renewer.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                renewer.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -361,8 +371,8 @@ def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[Described
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif renewers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
             for renewers_index in range(renewers_n):
@@ -452,74 +462,102 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            token.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            token.principal_type = ""
+            pos += 1
         else:
-            token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                token.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            token.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            token.principal_name = ""
+            pos += 1
         else:
-            token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                token.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            token.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            token.token_id = ""
+            pos += 1
         else:
-            token.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                token.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                token.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        renewers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
-                renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
-            token.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                renewers_items: list[DescribedDelegationTokenRenewer] = []
+                for renewers_index in range(renewers_n):
+                    try:
+                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                        field = "principal_type"
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
+                        else:
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
+                        else:
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            renewers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "renewers[]", renewers_index
+                        raise failure from None
+                    renewers_items.append(renewers_item)
+                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                token.renewers = renewers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -621,88 +659,126 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
     size = len(buf)
     try:
         field = "principal_type"
-        principal_type_end = pos + buf[pos]
-        if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-            token.principal_type = buf[pos + 1:principal_type_end].decode()
-            pos = principal_type_end
+        principal_type_n = buf[pos]  # the length + 1
+        if principal_type_n == 1:  # the empty string
+            token.principal_type = ""
+            pos += 1
         else:
-            token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            principal_type_end = pos + principal_type_n
+            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                token.principal_type = buf[pos + 1:principal_type_end].decode()
+                pos = principal_type_end
+            else:
+                token.principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "principal_name"
-        principal_name_end = pos + buf[pos]
-        if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-            token.principal_name = buf[pos + 1:principal_name_end].decode()
-            pos = principal_name_end
+        principal_name_n = buf[pos]  # the length + 1
+        if principal_name_n == 1:  # the empty string
+            token.principal_name = ""
+            pos += 1
         else:
-            token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            principal_name_end = pos + principal_name_n
+            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                token.principal_name = buf[pos + 1:principal_name_end].decode()
+                pos = principal_name_end
+            else:
+                token.principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_type"
-        token_requester_principal_type_end = pos + buf[pos]
-        if pos < token_requester_principal_type_end < pos + 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-            token.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-            pos = token_requester_principal_type_end
+        token_requester_principal_type_n = buf[pos]  # the length + 1
+        if token_requester_principal_type_n == 1:  # the empty string
+            token.token_requester_principal_type = ""
+            pos += 1
         else:
-            token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+            token_requester_principal_type_end = pos + token_requester_principal_type_n
+            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
+                token.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
+                pos = token_requester_principal_type_end
+            else:
+                token.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "token_requester_principal_name"
-        token_requester_principal_name_end = pos + buf[pos]
-        if pos < token_requester_principal_name_end < pos + 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-            token.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-            pos = token_requester_principal_name_end
+        token_requester_principal_name_n = buf[pos]  # the length + 1
+        if token_requester_principal_name_n == 1:  # the empty string
+            token.token_requester_principal_name = ""
+            pos += 1
         else:
-            token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+            token_requester_principal_name_end = pos + token_requester_principal_name_n
+            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
+                token.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
+                pos = token_requester_principal_name_end
+            else:
+                token.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "issue_timestamp, expiry_timestamp, max_timestamp"
         token.issue_timestamp, token.expiry_timestamp, token.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
         pos += 24
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            token.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            token.token_id = ""
+            pos += 1
         else:
-            token.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                token.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                token.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "hmac"
         token.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "renewers[]"
         index = -1  # no element yet: an error in the count names the array itself
         renewers_n = buf[pos] - 1
-        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if renewers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            renewers_n, pos = _w.read_count(buf, pos, True)
-        if renewers_n < 0:
-            raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            renewers_items: list[DescribedDelegationTokenRenewer] = []
-            for renewers_index in range(renewers_n):
-                try:
-                    renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        renewers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "renewers[]", renewers_index
-                    raise failure from None
-                renewers_items.append(renewers_item)
-            field, index = "renewers[]", renewers_index  # as the last call would have left them
-            token.renewers = renewers_items
+            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                renewers_n, pos = _w.read_count(buf, pos, True)
+            if renewers_n < 0:
+                raise DecodeError("non-nullable field renewers was null", offset=pos)
+            elif renewers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                renewers_items: list[DescribedDelegationTokenRenewer] = []
+                for renewers_index in range(renewers_n):
+                    try:
+                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                        field = "principal_type"
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            renewers_item.principal_type = ""
+                            pos += 1
+                        else:
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            renewers_item.principal_name = ""
+                            pos += 1
+                        else:
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            renewers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "renewers[]", renewers_index
+                        raise failure from None
+                    renewers_items.append(renewers_item)
+                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                token.renewers = renewers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -826,8 +902,8 @@ def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[De
         tokens_n, pos = _w.read_count(buf, pos, False)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif tokens_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             tokens_items: list[DescribedDelegationToken] = []
             for tokens_index in range(tokens_n):
@@ -851,8 +927,8 @@ def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[De
                     renewers_n, pos = _w.read_count(buf, pos, False)
                     if renewers_n < 0:
                         raise DecodeError("non-nullable field renewers was null", offset=pos)
-                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif renewers_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         renewers_items: list[DescribedDelegationTokenRenewer] = []
                         for renewers_index in range(renewers_n):
@@ -934,103 +1010,134 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
         field = "tokens[]"
         index = -1  # no element yet: an error in the count names the array itself
         tokens_n = buf[pos] - 1
-        if tokens_n < 0x7F and tokens_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if tokens_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            tokens_n, pos = _w.read_count(buf, pos, True)
-        if tokens_n < 0:
-            raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            tokens_items: list[DescribedDelegationToken] = []
-            for tokens_index in range(tokens_n):
-                try:
-                    tokens_item = blank_instance(DescribedDelegationToken)
-                    tokens_item.token_requester_principal_type = ''
-                    tokens_item.token_requester_principal_name = ''
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "issue_timestamp, expiry_timestamp, max_timestamp"
-                    tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
-                    pos += 24
-                    field = "token_id"
-                    token_id_end = pos + buf[pos]
-                    if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-                        tokens_item.token_id = buf[pos + 1:token_id_end].decode()
-                        pos = token_id_end
-                    else:
-                        tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "hmac"
-                    tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "renewers[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    renewers_n = buf[pos] - 1
-                    if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        renewers_n, pos = _w.read_count(buf, pos, True)
-                    if renewers_n < 0:
-                        raise DecodeError("non-nullable field renewers was null", offset=pos)
-                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        renewers_items: list[DescribedDelegationTokenRenewer] = []
-                        for renewers_index in range(renewers_n):
-                            try:
-                                renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                                field = "principal_type"
-                                principal_type_end = pos + buf[pos]
-                                if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                    renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                    pos = principal_type_end
-                                else:
-                                    renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "principal_name"
-                                principal_name_end = pos + buf[pos]
-                                if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                    renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                    pos = principal_name_end
-                                else:
-                                    renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    renewers_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "renewers[]", renewers_index
-                                raise failure from None
-                            renewers_items.append(renewers_item)
-                        field, index = "renewers[]", renewers_index  # as the last call would have left them
-                        tokens_item.renewers = renewers_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        tokens_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "tokens[]", tokens_index
-                    raise failure from None
-                tokens_items.append(tokens_item)
-            field, index = "tokens[]", tokens_index  # as the last call would have left them
-            response.tokens = tokens_items
+            if tokens_n < 0x7F and tokens_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                tokens_n, pos = _w.read_count(buf, pos, True)
+            if tokens_n < 0:
+                raise DecodeError("non-nullable field tokens was null", offset=pos)
+            elif tokens_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                tokens_items: list[DescribedDelegationToken] = []
+                for tokens_index in range(tokens_n):
+                    try:
+                        tokens_item = blank_instance(DescribedDelegationToken)
+                        tokens_item.token_requester_principal_type = ''
+                        tokens_item.token_requester_principal_name = ''
+                        field = "principal_type"
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            tokens_item.principal_type = ""
+                            pos += 1
+                        else:
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            tokens_item.principal_name = ""
+                            pos += 1
+                        else:
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "issue_timestamp, expiry_timestamp, max_timestamp"
+                        tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
+                        pos += 24
+                        field = "token_id"
+                        token_id_n = buf[pos]  # the length + 1
+                        if token_id_n == 1:  # the empty string
+                            tokens_item.token_id = ""
+                            pos += 1
+                        else:
+                            token_id_end = pos + token_id_n
+                            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                                tokens_item.token_id = buf[pos + 1:token_id_end].decode()
+                                pos = token_id_end
+                            else:
+                                tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "hmac"
+                        tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "renewers[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        renewers_n = buf[pos] - 1
+                        if renewers_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                renewers_n, pos = _w.read_count(buf, pos, True)
+                            if renewers_n < 0:
+                                raise DecodeError("non-nullable field renewers was null", offset=pos)
+                            elif renewers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                renewers_items: list[DescribedDelegationTokenRenewer] = []
+                                for renewers_index in range(renewers_n):
+                                    try:
+                                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                                        field = "principal_type"
+                                        principal_type_n = buf[pos]  # the length + 1
+                                        if principal_type_n == 1:  # the empty string
+                                            renewers_item.principal_type = ""
+                                            pos += 1
+                                        else:
+                                            principal_type_end = pos + principal_type_n
+                                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                                pos = principal_type_end
+                                            else:
+                                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "principal_name"
+                                        principal_name_n = buf[pos]  # the length + 1
+                                        if principal_name_n == 1:  # the empty string
+                                            renewers_item.principal_name = ""
+                                            pos += 1
+                                        else:
+                                            principal_name_end = pos + principal_name_n
+                                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                                pos = principal_name_end
+                                            else:
+                                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            renewers_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "renewers[]", renewers_index
+                                        raise failure from None
+                                    renewers_items.append(renewers_item)
+                                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                                tokens_item.renewers = renewers_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            tokens_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "tokens[]", tokens_index
+                        raise failure from None
+                    tokens_items.append(tokens_item)
+                field, index = "tokens[]", tokens_index  # as the last call would have left them
+                response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -1103,115 +1210,156 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
         field = "tokens[]"
         index = -1  # no element yet: an error in the count names the array itself
         tokens_n = buf[pos] - 1
-        if tokens_n < 0x7F and tokens_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if tokens_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            tokens_n, pos = _w.read_count(buf, pos, True)
-        if tokens_n < 0:
-            raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            tokens_items: list[DescribedDelegationToken] = []
-            for tokens_index in range(tokens_n):
-                try:
-                    tokens_item = blank_instance(DescribedDelegationToken)
-                    field = "principal_type"
-                    principal_type_end = pos + buf[pos]
-                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                        tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                        pos = principal_type_end
-                    else:
-                        tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "principal_name"
-                    principal_name_end = pos + buf[pos]
-                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                        tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                        pos = principal_name_end
-                    else:
-                        tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "token_requester_principal_type"
-                    token_requester_principal_type_end = pos + buf[pos]
-                    if pos < token_requester_principal_type_end < pos + 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
-                        tokens_item.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
-                        pos = token_requester_principal_type_end
-                    else:
-                        tokens_item.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "token_requester_principal_name"
-                    token_requester_principal_name_end = pos + buf[pos]
-                    if pos < token_requester_principal_name_end < pos + 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
-                        tokens_item.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
-                        pos = token_requester_principal_name_end
-                    else:
-                        tokens_item.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "issue_timestamp, expiry_timestamp, max_timestamp"
-                    tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
-                    pos += 24
-                    field = "token_id"
-                    token_id_end = pos + buf[pos]
-                    if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-                        tokens_item.token_id = buf[pos + 1:token_id_end].decode()
-                        pos = token_id_end
-                    else:
-                        tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "hmac"
-                    tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "renewers[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    renewers_n = buf[pos] - 1
-                    if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        renewers_n, pos = _w.read_count(buf, pos, True)
-                    if renewers_n < 0:
-                        raise DecodeError("non-nullable field renewers was null", offset=pos)
-                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        renewers_items: list[DescribedDelegationTokenRenewer] = []
-                        for renewers_index in range(renewers_n):
-                            try:
-                                renewers_item = blank_instance(DescribedDelegationTokenRenewer)
-                                field = "principal_type"
-                                principal_type_end = pos + buf[pos]
-                                if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
-                                    renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
-                                    pos = principal_type_end
-                                else:
-                                    renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "principal_name"
-                                principal_name_end = pos + buf[pos]
-                                if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
-                                    renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
-                                    pos = principal_name_end
-                                else:
-                                    renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    renewers_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "renewers[]", renewers_index
-                                raise failure from None
-                            renewers_items.append(renewers_item)
-                        field, index = "renewers[]", renewers_index  # as the last call would have left them
-                        tokens_item.renewers = renewers_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        tokens_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "tokens[]", tokens_index
-                    raise failure from None
-                tokens_items.append(tokens_item)
-            field, index = "tokens[]", tokens_index  # as the last call would have left them
-            response.tokens = tokens_items
+            if tokens_n < 0x7F and tokens_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                tokens_n, pos = _w.read_count(buf, pos, True)
+            if tokens_n < 0:
+                raise DecodeError("non-nullable field tokens was null", offset=pos)
+            elif tokens_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                tokens_items: list[DescribedDelegationToken] = []
+                for tokens_index in range(tokens_n):
+                    try:
+                        tokens_item = blank_instance(DescribedDelegationToken)
+                        field = "principal_type"
+                        principal_type_n = buf[pos]  # the length + 1
+                        if principal_type_n == 1:  # the empty string
+                            tokens_item.principal_type = ""
+                            pos += 1
+                        else:
+                            principal_type_end = pos + principal_type_n
+                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                tokens_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                pos = principal_type_end
+                            else:
+                                tokens_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "principal_name"
+                        principal_name_n = buf[pos]  # the length + 1
+                        if principal_name_n == 1:  # the empty string
+                            tokens_item.principal_name = ""
+                            pos += 1
+                        else:
+                            principal_name_end = pos + principal_name_n
+                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                tokens_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                pos = principal_name_end
+                            else:
+                                tokens_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "token_requester_principal_type"
+                        token_requester_principal_type_n = buf[pos]  # the length + 1
+                        if token_requester_principal_type_n == 1:  # the empty string
+                            tokens_item.token_requester_principal_type = ""
+                            pos += 1
+                        else:
+                            token_requester_principal_type_end = pos + token_requester_principal_type_n
+                            if 0 < token_requester_principal_type_n < 0x80 and token_requester_principal_type_end <= size:  # the usual case: a short string
+                                tokens_item.token_requester_principal_type = buf[pos + 1:token_requester_principal_type_end].decode()
+                                pos = token_requester_principal_type_end
+                            else:
+                                tokens_item.token_requester_principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "token_requester_principal_name"
+                        token_requester_principal_name_n = buf[pos]  # the length + 1
+                        if token_requester_principal_name_n == 1:  # the empty string
+                            tokens_item.token_requester_principal_name = ""
+                            pos += 1
+                        else:
+                            token_requester_principal_name_end = pos + token_requester_principal_name_n
+                            if 0 < token_requester_principal_name_n < 0x80 and token_requester_principal_name_end <= size:  # the usual case: a short string
+                                tokens_item.token_requester_principal_name = buf[pos + 1:token_requester_principal_name_end].decode()
+                                pos = token_requester_principal_name_end
+                            else:
+                                tokens_item.token_requester_principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "issue_timestamp, expiry_timestamp, max_timestamp"
+                        tokens_item.issue_timestamp, tokens_item.expiry_timestamp, tokens_item.max_timestamp = _unpack_DescribedDelegationToken_issue_timestamp_to_max_timestamp(buf, pos)
+                        pos += 24
+                        field = "token_id"
+                        token_id_n = buf[pos]  # the length + 1
+                        if token_id_n == 1:  # the empty string
+                            tokens_item.token_id = ""
+                            pos += 1
+                        else:
+                            token_id_end = pos + token_id_n
+                            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                                tokens_item.token_id = buf[pos + 1:token_id_end].decode()
+                                pos = token_id_end
+                            else:
+                                tokens_item.token_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "hmac"
+                        tokens_item.hmac, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "renewers[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        renewers_n = buf[pos] - 1
+                        if renewers_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                renewers_n, pos = _w.read_count(buf, pos, True)
+                            if renewers_n < 0:
+                                raise DecodeError("non-nullable field renewers was null", offset=pos)
+                            elif renewers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                renewers_items: list[DescribedDelegationTokenRenewer] = []
+                                for renewers_index in range(renewers_n):
+                                    try:
+                                        renewers_item = blank_instance(DescribedDelegationTokenRenewer)
+                                        field = "principal_type"
+                                        principal_type_n = buf[pos]  # the length + 1
+                                        if principal_type_n == 1:  # the empty string
+                                            renewers_item.principal_type = ""
+                                            pos += 1
+                                        else:
+                                            principal_type_end = pos + principal_type_n
+                                            if 0 < principal_type_n < 0x80 and principal_type_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                                                pos = principal_type_end
+                                            else:
+                                                renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "principal_name"
+                                        principal_name_n = buf[pos]  # the length + 1
+                                        if principal_name_n == 1:  # the empty string
+                                            renewers_item.principal_name = ""
+                                            pos += 1
+                                        else:
+                                            principal_name_end = pos + principal_name_n
+                                            if 0 < principal_name_n < 0x80 and principal_name_end <= size:  # the usual case: a short string
+                                                renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                                                pos = principal_name_end
+                                            else:
+                                                renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            renewers_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "renewers[]", renewers_index
+                                        raise failure from None
+                                    renewers_items.append(renewers_item)
+                                field, index = "renewers[]", renewers_index  # as the last call would have left them
+                                tokens_item.renewers = renewers_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            tokens_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            tokens_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "tokens[]", tokens_index
+                        raise failure from None
+                    tokens_items.append(tokens_item)
+                field, index = "tokens[]", tokens_index  # as the last call would have left them
+                response.tokens = tokens_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_DescribeDelegationTokenResponse_throttle_time_ms(buf, pos)
         pos += 4

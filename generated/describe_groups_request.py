@@ -85,8 +85,8 @@ def _read_DescribeGroupsRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeGrou
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[str] = []
             for index in range(groups_n):
@@ -144,8 +144,8 @@ def _read_DescribeGroupsRequest_v3_4(buf: bytes, pos: int) -> tuple[DescribeGrou
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[str] = []
             for index in range(groups_n):
@@ -205,20 +205,23 @@ def _read_DescribeGroupsRequest_v5_6(buf: bytes, pos: int) -> tuple[DescribeGrou
         field = "groups"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[str] = []
-            for index in range(groups_n):
-                groups_item, pos = _w.read_compact_string_nn(buf, pos)
-                groups_items.append(groups_item)
-            request.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[str] = []
+                for index in range(groups_n):
+                    groups_item, pos = _w.read_compact_string_nn(buf, pos)
+                    groups_items.append(groups_item)
+                request.groups = groups_items
         field = "include_authorized_operations"
         (request.include_authorized_operations,) = _unpack_DescribeGroupsRequest_include_authorized_operations(buf, pos)
         pos += 1

@@ -371,33 +371,56 @@ def _read_DescribedGroupMember_v5_6(buf: bytes, pos: int) -> tuple[DescribedGrou
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            member.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            member.group_instance_id = None
+            pos += 1
         else:
-            member.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                member.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            member.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            member.client_id = ""
+            pos += 1
         else:
-            member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                member.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            member.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            member.client_host = ""
+            pos += 1
         else:
-            member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                member.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_metadata"
         member.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "member_assignment"
@@ -502,8 +525,8 @@ def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -613,8 +636,8 @@ def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -727,8 +750,8 @@ def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -831,94 +854,140 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_data"
-        protocol_data_end = pos + buf[pos]
-        if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
-            group.protocol_data = buf[pos + 1:protocol_data_end].decode()
-            pos = protocol_data_end
+        protocol_data_n = buf[pos]  # the length + 1
+        if protocol_data_n == 1:  # the empty string
+            group.protocol_data = ""
+            pos += 1
         else:
-            group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_data_end = pos + protocol_data_n
+            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                group.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                pos = protocol_data_end
+            else:
+                group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[DescribedGroupMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(DescribedGroupMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "client_id"
-                    client_id_end = pos + buf[pos]
-                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                        members_item.client_id = buf[pos + 1:client_id_end].decode()
-                        pos = client_id_end
-                    else:
-                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "client_host"
-                    client_host_end = pos + buf[pos]
-                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                        members_item.client_host = buf[pos + 1:client_host_end].decode()
-                        pos = client_host_end
-                    else:
-                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "member_metadata"
-                    members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "member_assignment"
-                    members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            group.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[DescribedGroupMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(DescribedGroupMember)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "client_id"
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
+                        else:
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "client_host"
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
+                        else:
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "member_metadata"
+                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "member_assignment"
+                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -1031,101 +1100,155 @@ def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_data"
-        protocol_data_end = pos + buf[pos]
-        if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
-            group.protocol_data = buf[pos + 1:protocol_data_end].decode()
-            pos = protocol_data_end
+        protocol_data_n = buf[pos]  # the length + 1
+        if protocol_data_n == 1:  # the empty string
+            group.protocol_data = ""
+            pos += 1
         else:
-            group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_data_end = pos + protocol_data_n
+            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                group.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                pos = protocol_data_end
+            else:
+                group.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[DescribedGroupMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(DescribedGroupMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "client_id"
-                    client_id_end = pos + buf[pos]
-                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                        members_item.client_id = buf[pos + 1:client_id_end].decode()
-                        pos = client_id_end
-                    else:
-                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "client_host"
-                    client_host_end = pos + buf[pos]
-                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                        members_item.client_host = buf[pos + 1:client_host_end].decode()
-                        pos = client_host_end
-                    else:
-                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "member_metadata"
-                    members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "member_assignment"
-                    members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            group.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[DescribedGroupMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(DescribedGroupMember)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "client_id"
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
+                        else:
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "client_host"
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
+                        else:
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "member_metadata"
+                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "member_assignment"
+                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -1240,8 +1363,8 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1265,8 +1388,8 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif members_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1349,8 +1472,8 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1374,8 +1497,8 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif members_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1460,8 +1583,8 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1484,8 +1607,8 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif members_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1573,8 +1696,8 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1597,8 +1720,8 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif members_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1686,128 +1809,177 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[DescribedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(DescribedGroup)
-                    groups_item.error_message = None
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_state"
-                    group_state_end = pos + buf[pos]
-                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                        pos = group_state_end
-                    else:
-                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "protocol_type"
-                    protocol_type_end = pos + buf[pos]
-                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                        pos = protocol_type_end
-                    else:
-                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "protocol_data"
-                    protocol_data_end = pos + buf[pos]
-                    if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
-                        groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
-                        pos = protocol_data_end
-                    else:
-                        groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "members[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    members_n = buf[pos] - 1
-                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        members_n, pos = _w.read_count(buf, pos, True)
-                    if members_n < 0:
-                        raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        members_items: list[DescribedGroupMember] = []
-                        for members_index in range(members_n):
-                            try:
-                                members_item = blank_instance(DescribedGroupMember)
-                                field = "member_id"
-                                member_id_end = pos + buf[pos]
-                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                    pos = member_id_end
-                                else:
-                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "group_instance_id"
-                                group_instance_id_end = pos + buf[pos]
-                                if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                    members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                    pos = group_instance_id_end
-                                else:
-                                    members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                                field = "client_id"
-                                client_id_end = pos + buf[pos]
-                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                    pos = client_id_end
-                                else:
-                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "client_host"
-                                client_host_end = pos + buf[pos]
-                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                    pos = client_host_end
-                                else:
-                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "member_metadata"
-                                members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                                field = "member_assignment"
-                                members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    members_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "members[]", members_index
-                                raise failure from None
-                            members_items.append(members_item)
-                        field, index = "members[]", members_index  # as the last call would have left them
-                        groups_item.members = members_items
-                    field = "authorized_operations"
-                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[DescribedGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(DescribedGroup)
+                        groups_item.error_message = None
+                        field = "error_code"
+                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                        pos += 2
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_state"
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
+                        else:
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "protocol_type"
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
+                        else:
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "protocol_data"
+                        protocol_data_n = buf[pos]  # the length + 1
+                        if protocol_data_n == 1:  # the empty string
+                            groups_item.protocol_data = ""
+                            pos += 1
+                        else:
+                            protocol_data_end = pos + protocol_data_n
+                            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                                groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                                pos = protocol_data_end
+                            else:
+                                groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "members[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        members_n = buf[pos] - 1
+                        if members_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                members_n, pos = _w.read_count(buf, pos, True)
+                            if members_n < 0:
+                                raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                members_items: list[DescribedGroupMember] = []
+                                for members_index in range(members_n):
+                                    try:
+                                        members_item = blank_instance(DescribedGroupMember)
+                                        field = "member_id"
+                                        member_id_n = buf[pos]  # the length + 1
+                                        if member_id_n == 1:  # the empty string
+                                            members_item.member_id = ""
+                                            pos += 1
+                                        else:
+                                            member_id_end = pos + member_id_n
+                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                                pos = member_id_end
+                                            else:
+                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "group_instance_id"
+                                        group_instance_id_n = buf[pos]  # the length + 1
+                                        if group_instance_id_n == 1:  # the empty string
+                                            members_item.group_instance_id = ""
+                                            pos += 1
+                                        elif group_instance_id_n == 0:  # null
+                                            members_item.group_instance_id = None
+                                            pos += 1
+                                        else:
+                                            group_instance_id_end = pos + group_instance_id_n
+                                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                                pos = group_instance_id_end
+                                            else:
+                                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                                        field = "client_id"
+                                        client_id_n = buf[pos]  # the length + 1
+                                        if client_id_n == 1:  # the empty string
+                                            members_item.client_id = ""
+                                            pos += 1
+                                        else:
+                                            client_id_end = pos + client_id_n
+                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                                pos = client_id_end
+                                            else:
+                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "client_host"
+                                        client_host_n = buf[pos]  # the length + 1
+                                        if client_host_n == 1:  # the empty string
+                                            members_item.client_host = ""
+                                            pos += 1
+                                        else:
+                                            client_host_end = pos + client_host_n
+                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                                pos = client_host_end
+                                            else:
+                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "member_metadata"
+                                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                                        field = "member_assignment"
+                                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            members_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "members[]", members_index
+                                        raise failure from None
+                                    members_items.append(members_item)
+                                field, index = "members[]", members_index  # as the last call would have left them
+                                groups_item.members = members_items
+                        field = "authorized_operations"
+                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1875,134 +2047,191 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[DescribedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(DescribedGroup)
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_state"
-                    group_state_end = pos + buf[pos]
-                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                        pos = group_state_end
-                    else:
-                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "protocol_type"
-                    protocol_type_end = pos + buf[pos]
-                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                        pos = protocol_type_end
-                    else:
-                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "protocol_data"
-                    protocol_data_end = pos + buf[pos]
-                    if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
-                        groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
-                        pos = protocol_data_end
-                    else:
-                        groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "members[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    members_n = buf[pos] - 1
-                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        members_n, pos = _w.read_count(buf, pos, True)
-                    if members_n < 0:
-                        raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        members_items: list[DescribedGroupMember] = []
-                        for members_index in range(members_n):
-                            try:
-                                members_item = blank_instance(DescribedGroupMember)
-                                field = "member_id"
-                                member_id_end = pos + buf[pos]
-                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                    pos = member_id_end
-                                else:
-                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "group_instance_id"
-                                group_instance_id_end = pos + buf[pos]
-                                if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                                    members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                                    pos = group_instance_id_end
-                                else:
-                                    members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                                field = "client_id"
-                                client_id_end = pos + buf[pos]
-                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                    pos = client_id_end
-                                else:
-                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "client_host"
-                                client_host_end = pos + buf[pos]
-                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                    pos = client_host_end
-                                else:
-                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "member_metadata"
-                                members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                                field = "member_assignment"
-                                members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    members_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "members[]", members_index
-                                raise failure from None
-                            members_items.append(members_item)
-                        field, index = "members[]", members_index  # as the last call would have left them
-                        groups_item.members = members_items
-                    field = "authorized_operations"
-                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[DescribedGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(DescribedGroup)
+                        field = "error_code"
+                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_state"
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
+                        else:
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "protocol_type"
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
+                        else:
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "protocol_data"
+                        protocol_data_n = buf[pos]  # the length + 1
+                        if protocol_data_n == 1:  # the empty string
+                            groups_item.protocol_data = ""
+                            pos += 1
+                        else:
+                            protocol_data_end = pos + protocol_data_n
+                            if 0 < protocol_data_n < 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                                groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                                pos = protocol_data_end
+                            else:
+                                groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "members[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        members_n = buf[pos] - 1
+                        if members_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                members_n, pos = _w.read_count(buf, pos, True)
+                            if members_n < 0:
+                                raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                members_items: list[DescribedGroupMember] = []
+                                for members_index in range(members_n):
+                                    try:
+                                        members_item = blank_instance(DescribedGroupMember)
+                                        field = "member_id"
+                                        member_id_n = buf[pos]  # the length + 1
+                                        if member_id_n == 1:  # the empty string
+                                            members_item.member_id = ""
+                                            pos += 1
+                                        else:
+                                            member_id_end = pos + member_id_n
+                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                                pos = member_id_end
+                                            else:
+                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "group_instance_id"
+                                        group_instance_id_n = buf[pos]  # the length + 1
+                                        if group_instance_id_n == 1:  # the empty string
+                                            members_item.group_instance_id = ""
+                                            pos += 1
+                                        elif group_instance_id_n == 0:  # null
+                                            members_item.group_instance_id = None
+                                            pos += 1
+                                        else:
+                                            group_instance_id_end = pos + group_instance_id_n
+                                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                                pos = group_instance_id_end
+                                            else:
+                                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                                        field = "client_id"
+                                        client_id_n = buf[pos]  # the length + 1
+                                        if client_id_n == 1:  # the empty string
+                                            members_item.client_id = ""
+                                            pos += 1
+                                        else:
+                                            client_id_end = pos + client_id_n
+                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                                pos = client_id_end
+                                            else:
+                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "client_host"
+                                        client_host_n = buf[pos]  # the length + 1
+                                        if client_host_n == 1:  # the empty string
+                                            members_item.client_host = ""
+                                            pos += 1
+                                        else:
+                                            client_host_end = pos + client_host_n
+                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                                pos = client_host_end
+                                            else:
+                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "member_metadata"
+                                        members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                                        field = "member_assignment"
+                                        members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            members_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "members[]", members_index
+                                        raise failure from None
+                                    members_items.append(members_item)
+                                field, index = "members[]", members_index  # as the last call would have left them
+                                groups_item.members = members_items
+                        field = "authorized_operations"
+                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

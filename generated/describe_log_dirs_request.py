@@ -173,25 +173,32 @@ def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int) -> tuple[Describable
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            topic.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            topic.topic = ""
+            pos += 1
         else:
-            topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                topic.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -262,8 +269,8 @@ def _read_DescribeLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeLogDi
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -331,52 +338,62 @@ def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLog
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            request.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DescribableLogDirTopic)
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        topics_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(DescribableLogDirTopic)
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topics_item.topic = ""
+                            pos += 1
                         else:
-                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

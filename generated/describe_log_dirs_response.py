@@ -356,8 +356,8 @@ def _read_DescribeLogDirsTopic_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirs
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[DescribeLogDirsPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -424,40 +424,48 @@ def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[DescribeLogDirsPartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 22
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                    partitions_item = blank_instance(DescribeLogDirsPartition)
-                    partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[DescribeLogDirsPartition] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                partitions_end = pos + partitions_n * 22
+                partitions_rows = buf[pos:partitions_end]
+                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                        partitions_item.unknown_tagged_fields = ()
+                        partitions_items.append(partitions_item)
+                    pos = partitions_end
+                else:
+                    for index in range(partitions_n):
+                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                        partitions_items.append(partitions_item)
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -540,8 +548,8 @@ def _read_DescribeLogDirsResult_v1(buf: bytes, pos: int) -> tuple[DescribeLogDir
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[DescribeLogDirsTopic] = []
             for topics_index in range(topics_n):
@@ -554,8 +562,8 @@ def _read_DescribeLogDirsResult_v1(buf: bytes, pos: int) -> tuple[DescribeLogDir
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[DescribeLogDirsPartition] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -638,76 +646,92 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_end = pos + buf[pos]
-        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-            result.log_dir = buf[pos + 1:log_dir_end].decode()
-            pos = log_dir_end
+        log_dir_n = buf[pos]  # the length + 1
+        if log_dir_n == 1:  # the empty string
+            result.log_dir = ""
+            pos += 1
         else:
-            result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+            log_dir_end = pos + log_dir_n
+            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                result.log_dir = buf[pos + 1:log_dir_end].decode()
+                pos = log_dir_end
+            else:
+                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[DescribeLogDirsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DescribeLogDirsTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[DescribeLogDirsPartition] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 22
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                            for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                partitions_item = blank_instance(DescribeLogDirsPartition)
-                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[DescribeLogDirsTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(DescribeLogDirsTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            result.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[DescribeLogDirsPartition] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partitions_end = pos + partitions_n * 22
+                                partitions_rows = buf[pos:partitions_end]
+                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                        partitions_item.unknown_tagged_fields = ()
+                                        partitions_items.append(partitions_item)
+                                    pos = partitions_end
+                                else:
+                                    for index in range(partitions_n):
+                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                        partitions_items.append(partitions_item)
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                result.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -784,76 +808,92 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_end = pos + buf[pos]
-        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-            result.log_dir = buf[pos + 1:log_dir_end].decode()
-            pos = log_dir_end
+        log_dir_n = buf[pos]  # the length + 1
+        if log_dir_n == 1:  # the empty string
+            result.log_dir = ""
+            pos += 1
         else:
-            result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+            log_dir_end = pos + log_dir_n
+            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                result.log_dir = buf[pos + 1:log_dir_end].decode()
+                pos = log_dir_end
+            else:
+                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[DescribeLogDirsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DescribeLogDirsTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[DescribeLogDirsPartition] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 22
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                            for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                partitions_item = blank_instance(DescribeLogDirsPartition)
-                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[DescribeLogDirsTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(DescribeLogDirsTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            result.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[DescribeLogDirsPartition] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partitions_end = pos + partitions_n * 22
+                                partitions_rows = buf[pos:partitions_end]
+                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                        partitions_item.unknown_tagged_fields = ()
+                                        partitions_items.append(partitions_item)
+                                    pos = partitions_end
+                                else:
+                                    for index in range(partitions_n):
+                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                        partitions_items.append(partitions_item)
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                result.topics = topics_items
         field = "total_bytes, usable_bytes"
         result.total_bytes, result.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
         pos += 16
@@ -934,76 +974,92 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
         (result.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
         pos += 2
         field = "log_dir"
-        log_dir_end = pos + buf[pos]
-        if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-            result.log_dir = buf[pos + 1:log_dir_end].decode()
-            pos = log_dir_end
+        log_dir_n = buf[pos]  # the length + 1
+        if log_dir_n == 1:  # the empty string
+            result.log_dir = ""
+            pos += 1
         else:
-            result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+            log_dir_end = pos + log_dir_n
+            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                result.log_dir = buf[pos + 1:log_dir_end].decode()
+                pos = log_dir_end
+            else:
+                result.log_dir, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[DescribeLogDirsTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(DescribeLogDirsTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[DescribeLogDirsPartition] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 22
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                            for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                partitions_item = blank_instance(DescribeLogDirsPartition)
-                                partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[DescribeLogDirsTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(DescribeLogDirsTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            result.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[DescribeLogDirsPartition] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partitions_end = pos + partitions_n * 22
+                                partitions_rows = buf[pos:partitions_end]
+                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                        partitions_item.unknown_tagged_fields = ()
+                                        partitions_items.append(partitions_item)
+                                    pos = partitions_end
+                                else:
+                                    for index in range(partitions_n):
+                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                        partitions_items.append(partitions_item)
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                result.topics = topics_items
         field = "total_bytes, usable_bytes, is_cordoned"
         result.total_bytes, result.usable_bytes, result.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
         pos += 17
@@ -1089,8 +1145,8 @@ def _read_DescribeLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeLogD
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             results_items: list[DescribeLogDirsResult] = []
             for results_index in range(results_n):
@@ -1109,8 +1165,8 @@ def _read_DescribeLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeLogD
                     topics_n, pos = _w.read_count(buf, pos, False)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif topics_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         topics_items: list[DescribeLogDirsTopic] = []
                         for topics_index in range(topics_n):
@@ -1123,8 +1179,8 @@ def _read_DescribeLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeLogD
                                 partitions_n, pos = _w.read_count(buf, pos, False)
                                 if partitions_n < 0:
                                     raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif partitions_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     partitions_items: list[DescribeLogDirsPartition] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -1210,109 +1266,128 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeLogDirsResult)
-                    results_item.total_bytes = -1
-                    results_item.usable_bytes = -1
-                    results_item.is_cordoned = False
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "log_dir"
-                    log_dir_end = pos + buf[pos]
-                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                        pos = log_dir_end
-                    else:
-                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[DescribeLogDirsTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(DescribeLogDirsTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n = buf[pos] - 1
-                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    partitions_items: list[DescribeLogDirsPartition] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    partitions_end = pos + partitions_n * 22
-                                    partitions_rows = buf[pos:partitions_end]
-                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                            partitions_item = blank_instance(DescribeLogDirsPartition)
-                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                            partitions_item.unknown_tagged_fields = ()
-                                            partitions_items.append(partitions_item)
-                                        pos = partitions_end
-                                    else:
-                                        for index in range(partitions_n):
-                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                            partitions_items.append(partitions_item)
-                                    topics_item.partitions = partitions_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        results_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[DescribeLogDirsResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(DescribeLogDirsResult)
+                        results_item.total_bytes = -1
+                        results_item.usable_bytes = -1
+                        results_item.is_cordoned = False
+                        field = "error_code"
+                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                        pos += 2
+                        field = "log_dir"
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
+                        else:
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[DescribeLogDirsTopic] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(DescribeLogDirsTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                            if partitions_n < 0:
+                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                partitions_items: list[DescribeLogDirsPartition] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                partitions_end = pos + partitions_n * 22
+                                                partitions_rows = buf[pos:partitions_end]
+                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                                        partitions_item.unknown_tagged_fields = ()
+                                                        partitions_items.append(partitions_item)
+                                                    pos = partitions_end
+                                                else:
+                                                    for index in range(partitions_n):
+                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                                        partitions_items.append(partitions_item)
+                                                topics_item.partitions = partitions_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                results_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1380,109 +1455,128 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeLogDirsResult)
-                    results_item.total_bytes = -1
-                    results_item.usable_bytes = -1
-                    results_item.is_cordoned = False
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "log_dir"
-                    log_dir_end = pos + buf[pos]
-                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                        pos = log_dir_end
-                    else:
-                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[DescribeLogDirsTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(DescribeLogDirsTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n = buf[pos] - 1
-                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    partitions_items: list[DescribeLogDirsPartition] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    partitions_end = pos + partitions_n * 22
-                                    partitions_rows = buf[pos:partitions_end]
-                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                            partitions_item = blank_instance(DescribeLogDirsPartition)
-                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                            partitions_item.unknown_tagged_fields = ()
-                                            partitions_items.append(partitions_item)
-                                        pos = partitions_end
-                                    else:
-                                        for index in range(partitions_n):
-                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                            partitions_items.append(partitions_item)
-                                    topics_item.partitions = partitions_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        results_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[DescribeLogDirsResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(DescribeLogDirsResult)
+                        results_item.total_bytes = -1
+                        results_item.usable_bytes = -1
+                        results_item.is_cordoned = False
+                        field = "error_code"
+                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                        pos += 2
+                        field = "log_dir"
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
+                        else:
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[DescribeLogDirsTopic] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(DescribeLogDirsTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                            if partitions_n < 0:
+                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                partitions_items: list[DescribeLogDirsPartition] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                partitions_end = pos + partitions_n * 22
+                                                partitions_rows = buf[pos:partitions_end]
+                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                                        partitions_item.unknown_tagged_fields = ()
+                                                        partitions_items.append(partitions_item)
+                                                    pos = partitions_end
+                                                else:
+                                                    for index in range(partitions_n):
+                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                                        partitions_items.append(partitions_item)
+                                                topics_item.partitions = partitions_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                results_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1550,110 +1644,129 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeLogDirsResult)
-                    results_item.is_cordoned = False
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "log_dir"
-                    log_dir_end = pos + buf[pos]
-                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                        pos = log_dir_end
-                    else:
-                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[DescribeLogDirsTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(DescribeLogDirsTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n = buf[pos] - 1
-                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    partitions_items: list[DescribeLogDirsPartition] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    partitions_end = pos + partitions_n * 22
-                                    partitions_rows = buf[pos:partitions_end]
-                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                            partitions_item = blank_instance(DescribeLogDirsPartition)
-                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                            partitions_item.unknown_tagged_fields = ()
-                                            partitions_items.append(partitions_item)
-                                        pos = partitions_end
-                                    else:
-                                        for index in range(partitions_n):
-                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                            partitions_items.append(partitions_item)
-                                    topics_item.partitions = partitions_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        results_item.topics = topics_items
-                    field = "total_bytes, usable_bytes"
-                    results_item.total_bytes, results_item.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
-                    pos += 16
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[DescribeLogDirsResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(DescribeLogDirsResult)
+                        results_item.is_cordoned = False
+                        field = "error_code"
+                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                        pos += 2
+                        field = "log_dir"
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
+                        else:
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[DescribeLogDirsTopic] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(DescribeLogDirsTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                            if partitions_n < 0:
+                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                partitions_items: list[DescribeLogDirsPartition] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                partitions_end = pos + partitions_n * 22
+                                                partitions_rows = buf[pos:partitions_end]
+                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                                        partitions_item.unknown_tagged_fields = ()
+                                                        partitions_items.append(partitions_item)
+                                                    pos = partitions_end
+                                                else:
+                                                    for index in range(partitions_n):
+                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                                        partitions_items.append(partitions_item)
+                                                topics_item.partitions = partitions_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                results_item.topics = topics_items
+                        field = "total_bytes, usable_bytes"
+                        results_item.total_bytes, results_item.usable_bytes = _unpack_DescribeLogDirsResult_total_bytes_usable_bytes(buf, pos)
+                        pos += 16
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1721,109 +1834,128 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[DescribeLogDirsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeLogDirsResult)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "log_dir"
-                    log_dir_end = pos + buf[pos]
-                    if pos < log_dir_end < pos + 0x80 and log_dir_end <= size:  # the usual case: a short string
-                        results_item.log_dir = buf[pos + 1:log_dir_end].decode()
-                        pos = log_dir_end
-                    else:
-                        results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[DescribeLogDirsTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(DescribeLogDirsTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n = buf[pos] - 1
-                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    partitions_items: list[DescribeLogDirsPartition] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    partitions_end = pos + partitions_n * 22
-                                    partitions_rows = buf[pos:partitions_end]
-                                    if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
-                                        for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
-                                            partitions_item = blank_instance(DescribeLogDirsPartition)
-                                            partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
-                                            partitions_item.unknown_tagged_fields = ()
-                                            partitions_items.append(partitions_item)
-                                        pos = partitions_end
-                                    else:
-                                        for index in range(partitions_n):
-                                            partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
-                                            partitions_items.append(partitions_item)
-                                    topics_item.partitions = partitions_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        results_item.topics = topics_items
-                    field = "total_bytes, usable_bytes, is_cordoned"
-                    results_item.total_bytes, results_item.usable_bytes, results_item.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
-                    pos += 17
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[DescribeLogDirsResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(DescribeLogDirsResult)
+                        field = "error_code"
+                        (results_item.error_code,) = _unpack_DescribeLogDirsResult_error_code(buf, pos)
+                        pos += 2
+                        field = "log_dir"
+                        log_dir_n = buf[pos]  # the length + 1
+                        if log_dir_n == 1:  # the empty string
+                            results_item.log_dir = ""
+                            pos += 1
+                        else:
+                            log_dir_end = pos + log_dir_n
+                            if 0 < log_dir_n < 0x80 and log_dir_end <= size:  # the usual case: a short string
+                                results_item.log_dir = buf[pos + 1:log_dir_end].decode()
+                                pos = log_dir_end
+                            else:
+                                results_item.log_dir, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[DescribeLogDirsTopic] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(DescribeLogDirsTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                            if partitions_n < 0:
+                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                partitions_items: list[DescribeLogDirsPartition] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                partitions_end = pos + partitions_n * 22
+                                                partitions_rows = buf[pos:partitions_end]
+                                                if len(partitions_rows) == partitions_n * 22 and not any(partitions_rows[21::22]):
+                                                    for partitions_row in _rows_DescribeLogDirsPartition_v2_5(partitions_rows):
+                                                        partitions_item = blank_instance(DescribeLogDirsPartition)
+                                                        partitions_item.partition_index, partitions_item.partition_size, partitions_item.offset_lag, partitions_item.is_future_key, _ = partitions_row
+                                                        partitions_item.unknown_tagged_fields = ()
+                                                        partitions_items.append(partitions_item)
+                                                    pos = partitions_end
+                                                else:
+                                                    for index in range(partitions_n):
+                                                        partitions_item, pos = _read_DescribeLogDirsPartition_v2_5(buf, pos)
+                                                        partitions_items.append(partitions_item)
+                                                topics_item.partitions = partitions_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                results_item.topics = topics_items
+                        field = "total_bytes, usable_bytes, is_cordoned"
+                        results_item.total_bytes, results_item.usable_bytes, results_item.is_cordoned = _unpack_DescribeLogDirsResult_total_bytes_to_is_cordoned(buf, pos)
+                        pos += 17
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

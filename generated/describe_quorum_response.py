@@ -557,73 +557,79 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         current_voters_n = buf[pos] - 1
-        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if current_voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            current_voters_items: list[ReplicaState] = []
-            for current_voters_index in range(current_voters_n):
-                try:
-                    current_voters_item = blank_instance(ReplicaState)
-                    current_voters_item.replica_directory_id = _ZERO_UUID
-                    current_voters_item.last_fetch_timestamp = -1
-                    current_voters_item.last_caught_up_timestamp = -1
-                    field = "replica_id, log_end_offset"
-                    current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                    pos += 12
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        current_voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "current_voters[]", current_voters_index
-                    raise failure from None
-                current_voters_items.append(current_voters_item)
-            field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-            data.current_voters = current_voters_items
+            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                current_voters_n, pos = _w.read_count(buf, pos, True)
+            if current_voters_n < 0:
+                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                current_voters_items: list[ReplicaState] = []
+                for current_voters_index in range(current_voters_n):
+                    try:
+                        current_voters_item = blank_instance(ReplicaState)
+                        current_voters_item.replica_directory_id = _ZERO_UUID
+                        current_voters_item.last_fetch_timestamp = -1
+                        current_voters_item.last_caught_up_timestamp = -1
+                        field = "replica_id, log_end_offset"
+                        current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
+                        pos += 12
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            current_voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "current_voters[]", current_voters_index
+                        raise failure from None
+                    current_voters_items.append(current_voters_item)
+                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                data.current_voters = current_voters_items
         field = "observers[]"
         index = -1  # no element yet: an error in the count names the array itself
         observers_n = buf[pos] - 1
-        if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if observers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            observers_n, pos = _w.read_count(buf, pos, True)
-        if observers_n < 0:
-            raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            observers_items: list[ReplicaState] = []
-            for observers_index in range(observers_n):
-                try:
-                    observers_item = blank_instance(ReplicaState)
-                    observers_item.replica_directory_id = _ZERO_UUID
-                    observers_item.last_fetch_timestamp = -1
-                    observers_item.last_caught_up_timestamp = -1
-                    field = "replica_id, log_end_offset"
-                    observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                    pos += 12
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        observers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "observers[]", observers_index
-                    raise failure from None
-                observers_items.append(observers_item)
-            field, index = "observers[]", observers_index  # as the last call would have left them
-            data.observers = observers_items
+            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                observers_n, pos = _w.read_count(buf, pos, True)
+            if observers_n < 0:
+                raise DecodeError("non-nullable field observers was null", offset=pos)
+            elif observers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                observers_items: list[ReplicaState] = []
+                for observers_index in range(observers_n):
+                    try:
+                        observers_item = blank_instance(ReplicaState)
+                        observers_item.replica_directory_id = _ZERO_UUID
+                        observers_item.last_fetch_timestamp = -1
+                        observers_item.last_caught_up_timestamp = -1
+                        field = "replica_id, log_end_offset"
+                        observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
+                        pos += 12
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            observers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "observers[]", observers_index
+                        raise failure from None
+                    observers_items.append(observers_item)
+                field, index = "observers[]", observers_index  # as the last call would have left them
+                data.observers = observers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -711,69 +717,75 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         current_voters_n = buf[pos] - 1
-        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if current_voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            current_voters_items: list[ReplicaState] = []
-            for current_voters_index in range(current_voters_n):
-                try:
-                    current_voters_item = blank_instance(ReplicaState)
-                    current_voters_item.replica_directory_id = _ZERO_UUID
-                    field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                    current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                    pos += 28
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        current_voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "current_voters[]", current_voters_index
-                    raise failure from None
-                current_voters_items.append(current_voters_item)
-            field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-            data.current_voters = current_voters_items
+            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                current_voters_n, pos = _w.read_count(buf, pos, True)
+            if current_voters_n < 0:
+                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                current_voters_items: list[ReplicaState] = []
+                for current_voters_index in range(current_voters_n):
+                    try:
+                        current_voters_item = blank_instance(ReplicaState)
+                        current_voters_item.replica_directory_id = _ZERO_UUID
+                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                        current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
+                        pos += 28
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            current_voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "current_voters[]", current_voters_index
+                        raise failure from None
+                    current_voters_items.append(current_voters_item)
+                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                data.current_voters = current_voters_items
         field = "observers[]"
         index = -1  # no element yet: an error in the count names the array itself
         observers_n = buf[pos] - 1
-        if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if observers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            observers_n, pos = _w.read_count(buf, pos, True)
-        if observers_n < 0:
-            raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            observers_items: list[ReplicaState] = []
-            for observers_index in range(observers_n):
-                try:
-                    observers_item = blank_instance(ReplicaState)
-                    observers_item.replica_directory_id = _ZERO_UUID
-                    field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                    observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                    pos += 28
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        observers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "observers[]", observers_index
-                    raise failure from None
-                observers_items.append(observers_item)
-            field, index = "observers[]", observers_index  # as the last call would have left them
-            data.observers = observers_items
+            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                observers_n, pos = _w.read_count(buf, pos, True)
+            if observers_n < 0:
+                raise DecodeError("non-nullable field observers was null", offset=pos)
+            elif observers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                observers_items: list[ReplicaState] = []
+                for observers_index in range(observers_n):
+                    try:
+                        observers_item = blank_instance(ReplicaState)
+                        observers_item.replica_directory_id = _ZERO_UUID
+                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                        observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
+                        pos += 28
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            observers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "observers[]", observers_index
+                        raise failure from None
+                    observers_items.append(observers_item)
+                field, index = "observers[]", observers_index  # as the last call would have left them
+                data.observers = observers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -858,89 +870,103 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         data.partition_index, data.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            data.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            data.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            data.error_message = None
+            pos += 1
         else:
-            data.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                data.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                data.error_message, pos = _w.read_compact_string(buf, pos)
         field = "leader_id, leader_epoch, high_watermark"
         data.leader_id, data.leader_epoch, data.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
         pos += 16
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         current_voters_n = buf[pos] - 1
-        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if current_voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            current_voters_items: list[ReplicaState] = []
-            for current_voters_index in range(current_voters_n):
-                try:
-                    current_voters_item = blank_instance(ReplicaState)
-                    field = "replica_id"
-                    (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                    pos += 4
-                    field = "replica_directory_id"
-                    current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                    field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                    current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                    pos += 24
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        current_voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "current_voters[]", current_voters_index
-                    raise failure from None
-                current_voters_items.append(current_voters_item)
-            field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-            data.current_voters = current_voters_items
+            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                current_voters_n, pos = _w.read_count(buf, pos, True)
+            if current_voters_n < 0:
+                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                current_voters_items: list[ReplicaState] = []
+                for current_voters_index in range(current_voters_n):
+                    try:
+                        current_voters_item = blank_instance(ReplicaState)
+                        field = "replica_id"
+                        (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
+                        pos += 4
+                        field = "replica_directory_id"
+                        current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                        current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
+                        pos += 24
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            current_voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "current_voters[]", current_voters_index
+                        raise failure from None
+                    current_voters_items.append(current_voters_item)
+                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                data.current_voters = current_voters_items
         field = "observers[]"
         index = -1  # no element yet: an error in the count names the array itself
         observers_n = buf[pos] - 1
-        if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if observers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            observers_n, pos = _w.read_count(buf, pos, True)
-        if observers_n < 0:
-            raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            observers_items: list[ReplicaState] = []
-            for observers_index in range(observers_n):
-                try:
-                    observers_item = blank_instance(ReplicaState)
-                    field = "replica_id"
-                    (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                    pos += 4
-                    field = "replica_directory_id"
-                    observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                    field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                    observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                    pos += 24
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        observers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "observers[]", observers_index
-                    raise failure from None
-                observers_items.append(observers_item)
-            field, index = "observers[]", observers_index  # as the last call would have left them
-            data.observers = observers_items
+            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                observers_n, pos = _w.read_count(buf, pos, True)
+            if observers_n < 0:
+                raise DecodeError("non-nullable field observers was null", offset=pos)
+            elif observers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                observers_items: list[ReplicaState] = []
+                for observers_index in range(observers_n):
+                    try:
+                        observers_item = blank_instance(ReplicaState)
+                        field = "replica_id"
+                        (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
+                        pos += 4
+                        field = "replica_directory_id"
+                        observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                        observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
+                        pos += 24
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            observers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "observers[]", observers_index
+                        raise failure from None
+                    observers_items.append(observers_item)
+                field, index = "observers[]", observers_index  # as the last call would have left them
+                data.observers = observers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1027,115 +1053,129 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.error_message = ''
-                    field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                    pos += 22
-                    field = "current_voters[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    current_voters_n = buf[pos] - 1
-                    if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        current_voters_n, pos = _w.read_count(buf, pos, True)
-                    if current_voters_n < 0:
-                        raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                    elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        current_voters_items: list[ReplicaState] = []
-                        for current_voters_index in range(current_voters_n):
-                            try:
-                                current_voters_item = blank_instance(ReplicaState)
-                                current_voters_item.replica_directory_id = _ZERO_UUID
-                                current_voters_item.last_fetch_timestamp = -1
-                                current_voters_item.last_caught_up_timestamp = -1
-                                field = "replica_id, log_end_offset"
-                                current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                pos += 12
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    current_voters_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "current_voters[]", current_voters_index
-                                raise failure from None
-                            current_voters_items.append(current_voters_item)
-                        field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                        partitions_item.current_voters = current_voters_items
-                    field = "observers[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    observers_n = buf[pos] - 1
-                    if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        observers_n, pos = _w.read_count(buf, pos, True)
-                    if observers_n < 0:
-                        raise DecodeError("non-nullable field observers was null", offset=pos)
-                    elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        observers_items: list[ReplicaState] = []
-                        for observers_index in range(observers_n):
-                            try:
-                                observers_item = blank_instance(ReplicaState)
-                                observers_item.replica_directory_id = _ZERO_UUID
-                                observers_item.last_fetch_timestamp = -1
-                                observers_item.last_caught_up_timestamp = -1
-                                field = "replica_id, log_end_offset"
-                                observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                pos += 12
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    observers_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "observers[]", observers_index
-                                raise failure from None
-                            observers_items.append(observers_item)
-                        field, index = "observers[]", observers_index  # as the last call would have left them
-                        partitions_item.observers = observers_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        partitions_item.error_message = ''
+                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
+                        pos += 22
+                        field = "current_voters[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        current_voters_n = buf[pos] - 1
+                        if current_voters_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                current_voters_n, pos = _w.read_count(buf, pos, True)
+                            if current_voters_n < 0:
+                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                            elif current_voters_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                current_voters_items: list[ReplicaState] = []
+                                for current_voters_index in range(current_voters_n):
+                                    try:
+                                        current_voters_item = blank_instance(ReplicaState)
+                                        current_voters_item.replica_directory_id = _ZERO_UUID
+                                        current_voters_item.last_fetch_timestamp = -1
+                                        current_voters_item.last_caught_up_timestamp = -1
+                                        field = "replica_id, log_end_offset"
+                                        current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
+                                        pos += 12
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            current_voters_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "current_voters[]", current_voters_index
+                                        raise failure from None
+                                    current_voters_items.append(current_voters_item)
+                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                                partitions_item.current_voters = current_voters_items
+                        field = "observers[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        observers_n = buf[pos] - 1
+                        if observers_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                observers_n, pos = _w.read_count(buf, pos, True)
+                            if observers_n < 0:
+                                raise DecodeError("non-nullable field observers was null", offset=pos)
+                            elif observers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                observers_items: list[ReplicaState] = []
+                                for observers_index in range(observers_n):
+                                    try:
+                                        observers_item = blank_instance(ReplicaState)
+                                        observers_item.replica_directory_id = _ZERO_UUID
+                                        observers_item.last_fetch_timestamp = -1
+                                        observers_item.last_caught_up_timestamp = -1
+                                        field = "replica_id, log_end_offset"
+                                        observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
+                                        pos += 12
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            observers_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "observers[]", observers_index
+                                        raise failure from None
+                                    observers_items.append(observers_item)
+                                field, index = "observers[]", observers_index  # as the last call would have left them
+                                partitions_item.observers = observers_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1206,111 +1246,125 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.error_message = ''
-                    field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                    pos += 22
-                    field = "current_voters[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    current_voters_n = buf[pos] - 1
-                    if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        current_voters_n, pos = _w.read_count(buf, pos, True)
-                    if current_voters_n < 0:
-                        raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                    elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        current_voters_items: list[ReplicaState] = []
-                        for current_voters_index in range(current_voters_n):
-                            try:
-                                current_voters_item = blank_instance(ReplicaState)
-                                current_voters_item.replica_directory_id = _ZERO_UUID
-                                field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                pos += 28
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    current_voters_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "current_voters[]", current_voters_index
-                                raise failure from None
-                            current_voters_items.append(current_voters_item)
-                        field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                        partitions_item.current_voters = current_voters_items
-                    field = "observers[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    observers_n = buf[pos] - 1
-                    if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        observers_n, pos = _w.read_count(buf, pos, True)
-                    if observers_n < 0:
-                        raise DecodeError("non-nullable field observers was null", offset=pos)
-                    elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        observers_items: list[ReplicaState] = []
-                        for observers_index in range(observers_n):
-                            try:
-                                observers_item = blank_instance(ReplicaState)
-                                observers_item.replica_directory_id = _ZERO_UUID
-                                field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                pos += 28
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    observers_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "observers[]", observers_index
-                                raise failure from None
-                            observers_items.append(observers_item)
-                        field, index = "observers[]", observers_index  # as the last call would have left them
-                        partitions_item.observers = observers_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        partitions_item.error_message = ''
+                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
+                        pos += 22
+                        field = "current_voters[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        current_voters_n = buf[pos] - 1
+                        if current_voters_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                current_voters_n, pos = _w.read_count(buf, pos, True)
+                            if current_voters_n < 0:
+                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                            elif current_voters_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                current_voters_items: list[ReplicaState] = []
+                                for current_voters_index in range(current_voters_n):
+                                    try:
+                                        current_voters_item = blank_instance(ReplicaState)
+                                        current_voters_item.replica_directory_id = _ZERO_UUID
+                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                        current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
+                                        pos += 28
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            current_voters_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "current_voters[]", current_voters_index
+                                        raise failure from None
+                                    current_voters_items.append(current_voters_item)
+                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                                partitions_item.current_voters = current_voters_items
+                        field = "observers[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        observers_n = buf[pos] - 1
+                        if observers_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                observers_n, pos = _w.read_count(buf, pos, True)
+                            if observers_n < 0:
+                                raise DecodeError("non-nullable field observers was null", offset=pos)
+                            elif observers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                observers_items: list[ReplicaState] = []
+                                for observers_index in range(observers_n):
+                                    try:
+                                        observers_item = blank_instance(ReplicaState)
+                                        observers_item.replica_directory_id = _ZERO_UUID
+                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                        observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
+                                        pos += 28
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            observers_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "observers[]", observers_index
+                                        raise failure from None
+                                    observers_items.append(observers_item)
+                                field, index = "observers[]", observers_index  # as the last call would have left them
+                                partitions_item.observers = observers_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1381,128 +1435,150 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, error_code"
-                    partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
-                    pos += 6
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "leader_id, leader_epoch, high_watermark"
-                    partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
-                    pos += 16
-                    field = "current_voters[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    current_voters_n = buf[pos] - 1
-                    if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        current_voters_n, pos = _w.read_count(buf, pos, True)
-                    if current_voters_n < 0:
-                        raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                    elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        current_voters_items: list[ReplicaState] = []
-                        for current_voters_index in range(current_voters_n):
-                            try:
-                                current_voters_item = blank_instance(ReplicaState)
-                                field = "replica_id"
-                                (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                pos += 4
-                                field = "replica_directory_id"
-                                current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                pos += 24
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    current_voters_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "current_voters[]", current_voters_index
-                                raise failure from None
-                            current_voters_items.append(current_voters_item)
-                        field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                        partitions_item.current_voters = current_voters_items
-                    field = "observers[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    observers_n = buf[pos] - 1
-                    if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        observers_n, pos = _w.read_count(buf, pos, True)
-                    if observers_n < 0:
-                        raise DecodeError("non-nullable field observers was null", offset=pos)
-                    elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        observers_items: list[ReplicaState] = []
-                        for observers_index in range(observers_n):
-                            try:
-                                observers_item = blank_instance(ReplicaState)
-                                field = "replica_id"
-                                (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                pos += 4
-                                field = "replica_directory_id"
-                                observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                pos += 24
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    observers_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "observers[]", observers_index
-                                raise failure from None
-                            observers_items.append(observers_item)
-                        field, index = "observers[]", observers_index  # as the last call would have left them
-                        partitions_item.observers = observers_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, error_code"
+                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
+                        pos += 6
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partitions_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partitions_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "leader_id, leader_epoch, high_watermark"
+                        partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
+                        pos += 16
+                        field = "current_voters[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        current_voters_n = buf[pos] - 1
+                        if current_voters_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                current_voters_n, pos = _w.read_count(buf, pos, True)
+                            if current_voters_n < 0:
+                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                            elif current_voters_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                current_voters_items: list[ReplicaState] = []
+                                for current_voters_index in range(current_voters_n):
+                                    try:
+                                        current_voters_item = blank_instance(ReplicaState)
+                                        field = "replica_id"
+                                        (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
+                                        pos += 4
+                                        field = "replica_directory_id"
+                                        current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                        current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
+                                        pos += 24
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            current_voters_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "current_voters[]", current_voters_index
+                                        raise failure from None
+                                    current_voters_items.append(current_voters_item)
+                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                                partitions_item.current_voters = current_voters_items
+                        field = "observers[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        observers_n = buf[pos] - 1
+                        if observers_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                observers_n, pos = _w.read_count(buf, pos, True)
+                            if observers_n < 0:
+                                raise DecodeError("non-nullable field observers was null", offset=pos)
+                            elif observers_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                observers_items: list[ReplicaState] = []
+                                for observers_index in range(observers_n):
+                                    try:
+                                        observers_item = blank_instance(ReplicaState)
+                                        field = "replica_id"
+                                        (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
+                                        pos += 4
+                                        field = "replica_directory_id"
+                                        observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                        observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
+                                        pos += 24
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            observers_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "observers[]", observers_index
+                                        raise failure from None
+                                    observers_items.append(observers_item)
+                                field, index = "observers[]", observers_index  # as the last call would have left them
+                                partitions_item.observers = observers_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1573,19 +1649,29 @@ def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            listener.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            listener.name = ""
+            pos += 1
         else:
-            listener.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                listener.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                listener.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            listener.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            listener.host = ""
+            pos += 1
         else:
-            listener.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                listener.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                listener.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (listener.port,) = _unpack_Listener_port(buf, pos)
         pos += 2
@@ -1657,49 +1743,62 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
         field = "listeners[]"
         index = -1  # no element yet: an error in the count names the array itself
         listeners_n = buf[pos] - 1
-        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if listeners_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            listeners_n, pos = _w.read_count(buf, pos, True)
-        if listeners_n < 0:
-            raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            listeners_items: KeyedList[Listener] = KeyedList()
-            for listeners_index in range(listeners_n):
-                try:
-                    listeners_item = blank_instance(Listener)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        listeners_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        listeners_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (listeners_item.port,) = _unpack_Listener_port(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        listeners_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "listeners[]", listeners_index
-                    raise failure from None
-                listeners_items.append(listeners_item)
-            field, index = "listeners[]", listeners_index  # as the last call would have left them
-            node.listeners = listeners_items
+            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                listeners_n, pos = _w.read_count(buf, pos, True)
+            if listeners_n < 0:
+                raise DecodeError("non-nullable field listeners was null", offset=pos)
+            elif listeners_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                listeners_items: KeyedList[Listener] = KeyedList()
+                for listeners_index in range(listeners_n):
+                    try:
+                        listeners_item = blank_instance(Listener)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            listeners_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            listeners_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (listeners_item.port,) = _unpack_Listener_port(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            listeners_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "listeners[]", listeners_index
+                        raise failure from None
+                    listeners_items.append(listeners_item)
+                field, index = "listeners[]", listeners_index  # as the last call would have left them
+                node.listeners = listeners_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1768,142 +1867,159 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.error_message = ''
-                                field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                                pos += 22
-                                field = "current_voters[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                current_voters_n = buf[pos] - 1
-                                if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    current_voters_n, pos = _w.read_count(buf, pos, True)
-                                if current_voters_n < 0:
-                                    raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    current_voters_items: list[ReplicaState] = []
-                                    for current_voters_index in range(current_voters_n):
-                                        try:
-                                            current_voters_item = blank_instance(ReplicaState)
-                                            current_voters_item.replica_directory_id = _ZERO_UUID
-                                            current_voters_item.last_fetch_timestamp = -1
-                                            current_voters_item.last_caught_up_timestamp = -1
-                                            field = "replica_id, log_end_offset"
-                                            current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                            pos += 12
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        partitions_item.error_message = ''
+                                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
+                                        pos += 22
+                                        field = "current_voters[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        current_voters_n = buf[pos] - 1
+                                        if current_voters_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                current_voters_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "current_voters[]", current_voters_index
-                                            raise failure from None
-                                        current_voters_items.append(current_voters_item)
-                                    field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                    partitions_item.current_voters = current_voters_items
-                                field = "observers[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                observers_n = buf[pos] - 1
-                                if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    observers_n, pos = _w.read_count(buf, pos, True)
-                                if observers_n < 0:
-                                    raise DecodeError("non-nullable field observers was null", offset=pos)
-                                elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    observers_items: list[ReplicaState] = []
-                                    for observers_index in range(observers_n):
-                                        try:
-                                            observers_item = blank_instance(ReplicaState)
-                                            observers_item.replica_directory_id = _ZERO_UUID
-                                            observers_item.last_fetch_timestamp = -1
-                                            observers_item.last_caught_up_timestamp = -1
-                                            field = "replica_id, log_end_offset"
-                                            observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
-                                            pos += 12
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                            else:
+                                                current_voters_n, pos = _w.read_count(buf, pos, True)
+                                            if current_voters_n < 0:
+                                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                                            elif current_voters_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                current_voters_items: list[ReplicaState] = []
+                                                for current_voters_index in range(current_voters_n):
+                                                    try:
+                                                        current_voters_item = blank_instance(ReplicaState)
+                                                        current_voters_item.replica_directory_id = _ZERO_UUID
+                                                        current_voters_item.last_fetch_timestamp = -1
+                                                        current_voters_item.last_caught_up_timestamp = -1
+                                                        field = "replica_id, log_end_offset"
+                                                        current_voters_item.replica_id, current_voters_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
+                                                        pos += 12
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            current_voters_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "current_voters[]", current_voters_index
+                                                        raise failure from None
+                                                    current_voters_items.append(current_voters_item)
+                                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                                                partitions_item.current_voters = current_voters_items
+                                        field = "observers[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        observers_n = buf[pos] - 1
+                                        if observers_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                observers_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "observers[]", observers_index
-                                            raise failure from None
-                                        observers_items.append(observers_item)
-                                    field, index = "observers[]", observers_index  # as the last call would have left them
-                                    partitions_item.observers = observers_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                                            else:
+                                                observers_n, pos = _w.read_count(buf, pos, True)
+                                            if observers_n < 0:
+                                                raise DecodeError("non-nullable field observers was null", offset=pos)
+                                            elif observers_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                observers_items: list[ReplicaState] = []
+                                                for observers_index in range(observers_n):
+                                                    try:
+                                                        observers_item = blank_instance(ReplicaState)
+                                                        observers_item.replica_directory_id = _ZERO_UUID
+                                                        observers_item.last_fetch_timestamp = -1
+                                                        observers_item.last_caught_up_timestamp = -1
+                                                        field = "replica_id, log_end_offset"
+                                                        observers_item.replica_id, observers_item.log_end_offset = _unpack_ReplicaState_replica_id_log_end_offset(buf, pos)
+                                                        pos += 12
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            observers_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "observers[]", observers_index
+                                                        raise failure from None
+                                                    observers_items.append(observers_item)
+                                                field, index = "observers[]", observers_index  # as the last call would have left them
+                                                partitions_item.observers = observers_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1974,138 +2090,155 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.error_message = ''
-                                field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
-                                pos += 22
-                                field = "current_voters[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                current_voters_n = buf[pos] - 1
-                                if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    current_voters_n, pos = _w.read_count(buf, pos, True)
-                                if current_voters_n < 0:
-                                    raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    current_voters_items: list[ReplicaState] = []
-                                    for current_voters_index in range(current_voters_n):
-                                        try:
-                                            current_voters_item = blank_instance(ReplicaState)
-                                            current_voters_item.replica_directory_id = _ZERO_UUID
-                                            field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                            current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                            pos += 28
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        partitions_item.error_message = ''
+                                        field = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_partition_index_to_high_watermark(buf, pos)
+                                        pos += 22
+                                        field = "current_voters[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        current_voters_n = buf[pos] - 1
+                                        if current_voters_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                current_voters_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "current_voters[]", current_voters_index
-                                            raise failure from None
-                                        current_voters_items.append(current_voters_item)
-                                    field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                    partitions_item.current_voters = current_voters_items
-                                field = "observers[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                observers_n = buf[pos] - 1
-                                if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    observers_n, pos = _w.read_count(buf, pos, True)
-                                if observers_n < 0:
-                                    raise DecodeError("non-nullable field observers was null", offset=pos)
-                                elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    observers_items: list[ReplicaState] = []
-                                    for observers_index in range(observers_n):
-                                        try:
-                                            observers_item = blank_instance(ReplicaState)
-                                            observers_item.replica_directory_id = _ZERO_UUID
-                                            field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                            observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
-                                            pos += 28
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                            else:
+                                                current_voters_n, pos = _w.read_count(buf, pos, True)
+                                            if current_voters_n < 0:
+                                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                                            elif current_voters_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                current_voters_items: list[ReplicaState] = []
+                                                for current_voters_index in range(current_voters_n):
+                                                    try:
+                                                        current_voters_item = blank_instance(ReplicaState)
+                                                        current_voters_item.replica_directory_id = _ZERO_UUID
+                                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                                        current_voters_item.replica_id, current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
+                                                        pos += 28
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            current_voters_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "current_voters[]", current_voters_index
+                                                        raise failure from None
+                                                    current_voters_items.append(current_voters_item)
+                                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                                                partitions_item.current_voters = current_voters_items
+                                        field = "observers[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        observers_n = buf[pos] - 1
+                                        if observers_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                observers_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "observers[]", observers_index
-                                            raise failure from None
-                                        observers_items.append(observers_item)
-                                    field, index = "observers[]", observers_index  # as the last call would have left them
-                                    partitions_item.observers = observers_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                                            else:
+                                                observers_n, pos = _w.read_count(buf, pos, True)
+                                            if observers_n < 0:
+                                                raise DecodeError("non-nullable field observers was null", offset=pos)
+                                            elif observers_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                observers_items: list[ReplicaState] = []
+                                                for observers_index in range(observers_n):
+                                                    try:
+                                                        observers_item = blank_instance(ReplicaState)
+                                                        observers_item.replica_directory_id = _ZERO_UUID
+                                                        field = "replica_id, log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                                        observers_item.replica_id, observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_replica_id_to_last_caught_up_timestamp(buf, pos)
+                                                        pos += 28
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            observers_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "observers[]", observers_index
+                                                        raise failure from None
+                                                    observers_items.append(observers_item)
+                                                field, index = "observers[]", observers_index  # as the last call would have left them
+                                                partitions_item.observers = observers_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2173,242 +2306,291 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
         (response.error_code,) = _unpack_DescribeQuorumResponse_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, error_code"
-                                partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
-                                pos += 6
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partitions_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "leader_id, leader_epoch, high_watermark"
-                                partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
-                                pos += 16
-                                field = "current_voters[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                current_voters_n = buf[pos] - 1
-                                if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    current_voters_n, pos = _w.read_count(buf, pos, True)
-                                if current_voters_n < 0:
-                                    raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    current_voters_items: list[ReplicaState] = []
-                                    for current_voters_index in range(current_voters_n):
-                                        try:
-                                            current_voters_item = blank_instance(ReplicaState)
-                                            field = "replica_id"
-                                            (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                            pos += 4
-                                            field = "replica_directory_id"
-                                            current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                            field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                            current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                            pos += 24
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, error_code"
+                                        partitions_item.partition_index, partitions_item.error_code = _unpack_PartitionData_partition_index_error_code(buf, pos)
+                                        pos += 6
+                                        field = "error_message"
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partitions_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partitions_item.error_message = None
+                                            pos += 1
+                                        else:
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partitions_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partitions_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "leader_id, leader_epoch, high_watermark"
+                                        partitions_item.leader_id, partitions_item.leader_epoch, partitions_item.high_watermark = _unpack_PartitionData_leader_id_to_high_watermark(buf, pos)
+                                        pos += 16
+                                        field = "current_voters[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        current_voters_n = buf[pos] - 1
+                                        if current_voters_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                current_voters_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "current_voters[]", current_voters_index
-                                            raise failure from None
-                                        current_voters_items.append(current_voters_item)
-                                    field, index = "current_voters[]", current_voters_index  # as the last call would have left them
-                                    partitions_item.current_voters = current_voters_items
-                                field = "observers[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                observers_n = buf[pos] - 1
-                                if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    observers_n, pos = _w.read_count(buf, pos, True)
-                                if observers_n < 0:
-                                    raise DecodeError("non-nullable field observers was null", offset=pos)
-                                elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    observers_items: list[ReplicaState] = []
-                                    for observers_index in range(observers_n):
-                                        try:
-                                            observers_item = blank_instance(ReplicaState)
-                                            field = "replica_id"
-                                            (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
-                                            pos += 4
-                                            field = "replica_directory_id"
-                                            observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                            field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
-                                            observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
-                                            pos += 24
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                            else:
+                                                current_voters_n, pos = _w.read_count(buf, pos, True)
+                                            if current_voters_n < 0:
+                                                raise DecodeError("non-nullable field current_voters was null", offset=pos)
+                                            elif current_voters_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                current_voters_items: list[ReplicaState] = []
+                                                for current_voters_index in range(current_voters_n):
+                                                    try:
+                                                        current_voters_item = blank_instance(ReplicaState)
+                                                        field = "replica_id"
+                                                        (current_voters_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
+                                                        pos += 4
+                                                        field = "replica_directory_id"
+                                                        current_voters_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                                        current_voters_item.log_end_offset, current_voters_item.last_fetch_timestamp, current_voters_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
+                                                        pos += 24
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            current_voters_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            current_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "current_voters[]", current_voters_index
+                                                        raise failure from None
+                                                    current_voters_items.append(current_voters_item)
+                                                field, index = "current_voters[]", current_voters_index  # as the last call would have left them
+                                                partitions_item.current_voters = current_voters_items
+                                        field = "observers[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        observers_n = buf[pos] - 1
+                                        if observers_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                observers_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "observers[]", observers_index
-                                            raise failure from None
-                                        observers_items.append(observers_item)
-                                    field, index = "observers[]", observers_index  # as the last call would have left them
-                                    partitions_item.observers = observers_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                                            else:
+                                                observers_n, pos = _w.read_count(buf, pos, True)
+                                            if observers_n < 0:
+                                                raise DecodeError("non-nullable field observers was null", offset=pos)
+                                            elif observers_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                observers_items: list[ReplicaState] = []
+                                                for observers_index in range(observers_n):
+                                                    try:
+                                                        observers_item = blank_instance(ReplicaState)
+                                                        field = "replica_id"
+                                                        (observers_item.replica_id,) = _unpack_ReplicaState_replica_id(buf, pos)
+                                                        pos += 4
+                                                        field = "replica_directory_id"
+                                                        observers_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                                        field = "log_end_offset, last_fetch_timestamp, last_caught_up_timestamp"
+                                                        observers_item.log_end_offset, observers_item.last_fetch_timestamp, observers_item.last_caught_up_timestamp = _unpack_ReplicaState_log_end_offset_to_last_caught_up_timestamp(buf, pos)
+                                                        pos += 24
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            observers_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            observers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "observers[]", observers_index
+                                                        raise failure from None
+                                                    observers_items.append(observers_item)
+                                                field, index = "observers[]", observers_index  # as the last call would have left them
+                                                partitions_item.observers = observers_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "nodes[]"
         index = -1  # no element yet: an error in the count names the array itself
         nodes_n = buf[pos] - 1
-        if nodes_n < 0x7F and nodes_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if nodes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            nodes_n, pos = _w.read_count(buf, pos, True)
-        if nodes_n < 0:
-            raise DecodeError("non-nullable field nodes was null", offset=pos)
-        elif nodes_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            nodes_items: KeyedList[Node] = KeyedList()
-            for nodes_index in range(nodes_n):
-                try:
-                    nodes_item = blank_instance(Node)
-                    field = "node_id"
-                    (nodes_item.node_id,) = _unpack_Node_node_id(buf, pos)
-                    pos += 4
-                    field = "listeners[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    listeners_n = buf[pos] - 1
-                    if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        listeners_n, pos = _w.read_count(buf, pos, True)
-                    if listeners_n < 0:
-                        raise DecodeError("non-nullable field listeners was null", offset=pos)
-                    elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        listeners_items: KeyedList[Listener] = KeyedList()
-                        for listeners_index in range(listeners_n):
-                            try:
-                                listeners_item = blank_instance(Listener)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    listeners_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    listeners_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (listeners_item.port,) = _unpack_Listener_port(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    listeners_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "listeners[]", listeners_index
-                                raise failure from None
-                            listeners_items.append(listeners_item)
-                        field, index = "listeners[]", listeners_index  # as the last call would have left them
-                        nodes_item.listeners = listeners_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        nodes_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        nodes_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "nodes[]", nodes_index
-                    raise failure from None
-                nodes_items.append(nodes_item)
-            field, index = "nodes[]", nodes_index  # as the last call would have left them
-            response.nodes = nodes_items
+            if nodes_n < 0x7F and nodes_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                nodes_n, pos = _w.read_count(buf, pos, True)
+            if nodes_n < 0:
+                raise DecodeError("non-nullable field nodes was null", offset=pos)
+            elif nodes_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                nodes_items: KeyedList[Node] = KeyedList()
+                for nodes_index in range(nodes_n):
+                    try:
+                        nodes_item = blank_instance(Node)
+                        field = "node_id"
+                        (nodes_item.node_id,) = _unpack_Node_node_id(buf, pos)
+                        pos += 4
+                        field = "listeners[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        listeners_n = buf[pos] - 1
+                        if listeners_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                listeners_n, pos = _w.read_count(buf, pos, True)
+                            if listeners_n < 0:
+                                raise DecodeError("non-nullable field listeners was null", offset=pos)
+                            elif listeners_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                listeners_items: KeyedList[Listener] = KeyedList()
+                                for listeners_index in range(listeners_n):
+                                    try:
+                                        listeners_item = blank_instance(Listener)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            listeners_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                listeners_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                listeners_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "host"
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            listeners_item.host = ""
+                                            pos += 1
+                                        else:
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                listeners_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                listeners_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "port"
+                                        (listeners_item.port,) = _unpack_Listener_port(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            listeners_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            listeners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "listeners[]", listeners_index
+                                        raise failure from None
+                                    listeners_items.append(listeners_item)
+                                field, index = "listeners[]", listeners_index  # as the last call would have left them
+                                nodes_item.listeners = listeners_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            nodes_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            nodes_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "nodes[]", nodes_index
+                        raise failure from None
+                    nodes_items.append(nodes_item)
+                field, index = "nodes[]", nodes_index  # as the last call would have left them
+                response.nodes = nodes_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -219,25 +219,32 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            data.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            data.topic = ""
+            pos += 1
         else:
-            data.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                data.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                data.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                data.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                data.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                data.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    data.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -308,71 +315,91 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
         (state.error_code,) = _unpack_TransactionState_error_code(buf, pos)
         pos += 2
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            state.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            state.transactional_id = ""
+            pos += 1
         else:
-            state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                state.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "transaction_state"
-        transaction_state_end = pos + buf[pos]
-        if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-            state.transaction_state = buf[pos + 1:transaction_state_end].decode()
-            pos = transaction_state_end
+        transaction_state_n = buf[pos]  # the length + 1
+        if transaction_state_n == 1:  # the empty string
+            state.transaction_state = ""
+            pos += 1
         else:
-            state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+            transaction_state_end = pos + transaction_state_n
+            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                state.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                pos = transaction_state_end
+            else:
+                state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
         state.transaction_timeout_ms, state.transaction_start_time_ms, state.producer_id, state.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
         pos += 22
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[TopicData] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        topics_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[TopicData] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topics_item.topic = ""
+                            pos += 1
                         else:
-                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            state.topics = topics_items
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                state.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -462,101 +489,124 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
         field = "transaction_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         transaction_states_n = buf[pos] - 1
-        if transaction_states_n < 0x7F and transaction_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if transaction_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            transaction_states_n, pos = _w.read_count(buf, pos, True)
-        if transaction_states_n < 0:
-            raise DecodeError("non-nullable field transaction_states was null", offset=pos)
-        elif transaction_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            transaction_states_items: list[TransactionState] = []
-            for transaction_states_index in range(transaction_states_n):
-                try:
-                    transaction_states_item = blank_instance(TransactionState)
-                    field = "error_code"
-                    (transaction_states_item.error_code,) = _unpack_TransactionState_error_code(buf, pos)
-                    pos += 2
-                    field = "transactional_id"
-                    transactional_id_end = pos + buf[pos]
-                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                        transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                        pos = transactional_id_end
-                    else:
-                        transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "transaction_state"
-                    transaction_state_end = pos + buf[pos]
-                    if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                        transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                        pos = transaction_state_end
-                    else:
-                        transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
-                    transaction_states_item.transaction_timeout_ms, transaction_states_item.transaction_start_time_ms, transaction_states_item.producer_id, transaction_states_item.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
-                    pos += 22
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: KeyedList[TopicData] = KeyedList()
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(TopicData)
-                                field = "topic"
-                                topic_end = pos + buf[pos]
-                                if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                                    topics_item.topic = buf[pos + 1:topic_end].decode()
-                                    pos = topic_end
-                                else:
-                                    topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions"
-                                partitions_n = buf[pos] - 1
-                                partitions_end = pos + 1 + partitions_n * 4
-                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partitions_end
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                    if partitions_n < 0:
-                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                    else:
-                                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        transaction_states_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        transaction_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "transaction_states[]", transaction_states_index
-                    raise failure from None
-                transaction_states_items.append(transaction_states_item)
-            field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
-            response.transaction_states = transaction_states_items
+            if transaction_states_n < 0x7F and transaction_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                transaction_states_n, pos = _w.read_count(buf, pos, True)
+            if transaction_states_n < 0:
+                raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+            elif transaction_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                transaction_states_items: list[TransactionState] = []
+                for transaction_states_index in range(transaction_states_n):
+                    try:
+                        transaction_states_item = blank_instance(TransactionState)
+                        field = "error_code"
+                        (transaction_states_item.error_code,) = _unpack_TransactionState_error_code(buf, pos)
+                        pos += 2
+                        field = "transactional_id"
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            transaction_states_item.transactional_id = ""
+                            pos += 1
+                        else:
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "transaction_state"
+                        transaction_state_n = buf[pos]  # the length + 1
+                        if transaction_state_n == 1:  # the empty string
+                            transaction_states_item.transaction_state = ""
+                            pos += 1
+                        else:
+                            transaction_state_end = pos + transaction_state_n
+                            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                                transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                                pos = transaction_state_end
+                            else:
+                                transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "transaction_timeout_ms, transaction_start_time_ms, producer_id, producer_epoch"
+                        transaction_states_item.transaction_timeout_ms, transaction_states_item.transaction_start_time_ms, transaction_states_item.producer_id, transaction_states_item.producer_epoch = _unpack_TransactionState_transaction_timeout_ms_to_producer_epoch(buf, pos)
+                        pos += 22
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: KeyedList[TopicData] = KeyedList()
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(TopicData)
+                                        field = "topic"
+                                        topic_n = buf[pos]  # the length + 1
+                                        if topic_n == 1:  # the empty string
+                                            topics_item.topic = ""
+                                            pos += 1
+                                        else:
+                                            topic_end = pos + topic_n
+                                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                                pos = topic_end
+                                            else:
+                                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions"
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partitions_end = pos + 1 + partitions_n * 4
+                                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                                topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partitions_end
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                                if partitions_n < 0:
+                                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                                else:
+                                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                transaction_states_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            transaction_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "transaction_states[]", transaction_states_index
+                        raise failure from None
+                    transaction_states_items.append(transaction_states_item)
+                field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
+                response.transaction_states = transaction_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

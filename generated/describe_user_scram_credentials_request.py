@@ -110,12 +110,17 @@ def _read_UserName_v0(buf: bytes, pos: int) -> tuple[UserName, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            user_name.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            user_name.name = ""
+            pos += 1
         else:
-            user_name.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                user_name.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                user_name.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -169,39 +174,47 @@ def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[
         field = "users[]"
         index = -1  # no element yet: an error in the count names the array itself
         users_n = buf[pos] - 1
-        if users_n < 0x7F and users_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if users_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            users_n, pos = _w.read_count(buf, pos, True)
-        if users_n < 0:
-            request.users = None
-        elif users_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            users_items: list[UserName] = []
-            for users_index in range(users_n):
-                try:
-                    users_item = blank_instance(UserName)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        users_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        users_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        users_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        users_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "users[]", users_index
-                    raise failure from None
-                users_items.append(users_item)
-            field, index = "users[]", users_index  # as the last call would have left them
-            request.users = users_items
+            if users_n < 0x7F and users_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                users_n, pos = _w.read_count(buf, pos, True)
+            if users_n < 0:
+                request.users = None
+            elif users_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                users_items: list[UserName] = []
+                for users_index in range(users_n):
+                    try:
+                        users_item = blank_instance(UserName)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            users_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                users_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                users_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            users_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            users_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "users[]", users_index
+                        raise failure from None
+                    users_items.append(users_item)
+                field, index = "users[]", users_index  # as the last call would have left them
+                request.users = users_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -246,50 +246,66 @@ def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[D
     size = len(buf)
     try:
         field = "user"
-        user_end = pos + buf[pos]
-        if pos < user_end < pos + 0x80 and user_end <= size:  # the usual case: a short string
-            result.user = buf[pos + 1:user_end].decode()
-            pos = user_end
+        user_n = buf[pos]  # the length + 1
+        if user_n == 1:  # the empty string
+            result.user = ""
+            pos += 1
         else:
-            result.user, pos = _w.read_compact_string_nn(buf, pos)
+            user_end = pos + user_n
+            if 0 < user_n < 0x80 and user_end <= size:  # the usual case: a short string
+                result.user = buf[pos + 1:user_end].decode()
+                pos = user_end
+            else:
+                result.user, pos = _w.read_compact_string_nn(buf, pos)
         field = "error_code"
         (result.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "credential_infos[]"
         index = -1  # no element yet: an error in the count names the array itself
         credential_infos_n = buf[pos] - 1
-        if credential_infos_n < 0x7F and credential_infos_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if credential_infos_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            credential_infos_n, pos = _w.read_count(buf, pos, True)
-        if credential_infos_n < 0:
-            raise DecodeError("non-nullable field credential_infos was null", offset=pos)
-        elif credential_infos_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            credential_infos_items: list[CredentialInfo] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            credential_infos_end = pos + credential_infos_n * 6
-            credential_infos_rows = buf[pos:credential_infos_end]
-            if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
-                for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
-                    credential_infos_item = blank_instance(CredentialInfo)
-                    credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
-                    credential_infos_item.unknown_tagged_fields = ()
-                    credential_infos_items.append(credential_infos_item)
-                pos = credential_infos_end
+            if credential_infos_n < 0x7F and credential_infos_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(credential_infos_n):
-                    credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
-                    credential_infos_items.append(credential_infos_item)
-            result.credential_infos = credential_infos_items
+                credential_infos_n, pos = _w.read_count(buf, pos, True)
+            if credential_infos_n < 0:
+                raise DecodeError("non-nullable field credential_infos was null", offset=pos)
+            elif credential_infos_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                credential_infos_items: list[CredentialInfo] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                credential_infos_end = pos + credential_infos_n * 6
+                credential_infos_rows = buf[pos:credential_infos_end]
+                if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
+                    for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
+                        credential_infos_item = blank_instance(CredentialInfo)
+                        credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
+                        credential_infos_item.unknown_tagged_fields = ()
+                        credential_infos_items.append(credential_infos_item)
+                    pos = credential_infos_end
+                else:
+                    for index in range(credential_infos_n):
+                        credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
+                        credential_infos_items.append(credential_infos_item)
+                result.credential_infos = credential_infos_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -368,86 +384,113 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
         response.throttle_time_ms, response.error_code = _unpack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "results[]"
         index = -1  # no element yet: an error in the count names the array itself
         results_n = buf[pos] - 1
-        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            results_n, pos = _w.read_count(buf, pos, True)
-        if results_n < 0:
-            raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            results_items: list[DescribeUserScramCredentialsResult] = []
-            for results_index in range(results_n):
-                try:
-                    results_item = blank_instance(DescribeUserScramCredentialsResult)
-                    field = "user"
-                    user_end = pos + buf[pos]
-                    if pos < user_end < pos + 0x80 and user_end <= size:  # the usual case: a short string
-                        results_item.user = buf[pos + 1:user_end].decode()
-                        pos = user_end
-                    else:
-                        results_item.user, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "error_code"
-                    (results_item.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        results_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        results_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "credential_infos[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    credential_infos_n = buf[pos] - 1
-                    if credential_infos_n < 0x7F and credential_infos_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        credential_infos_n, pos = _w.read_count(buf, pos, True)
-                    if credential_infos_n < 0:
-                        raise DecodeError("non-nullable field credential_infos was null", offset=pos)
-                    elif credential_infos_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        credential_infos_items: list[CredentialInfo] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        credential_infos_end = pos + credential_infos_n * 6
-                        credential_infos_rows = buf[pos:credential_infos_end]
-                        if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
-                            for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
-                                credential_infos_item = blank_instance(CredentialInfo)
-                                credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
-                                credential_infos_item.unknown_tagged_fields = ()
-                                credential_infos_items.append(credential_infos_item)
-                            pos = credential_infos_end
+            if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                results_n, pos = _w.read_count(buf, pos, True)
+            if results_n < 0:
+                raise DecodeError("non-nullable field results was null", offset=pos)
+            elif results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                results_items: list[DescribeUserScramCredentialsResult] = []
+                for results_index in range(results_n):
+                    try:
+                        results_item = blank_instance(DescribeUserScramCredentialsResult)
+                        field = "user"
+                        user_n = buf[pos]  # the length + 1
+                        if user_n == 1:  # the empty string
+                            results_item.user = ""
+                            pos += 1
                         else:
-                            for index in range(credential_infos_n):
-                                credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
-                                credential_infos_items.append(credential_infos_item)
-                        results_item.credential_infos = credential_infos_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "results[]", results_index
-                    raise failure from None
-                results_items.append(results_item)
-            field, index = "results[]", results_index  # as the last call would have left them
-            response.results = results_items
+                            user_end = pos + user_n
+                            if 0 < user_n < 0x80 and user_end <= size:  # the usual case: a short string
+                                results_item.user = buf[pos + 1:user_end].decode()
+                                pos = user_end
+                            else:
+                                results_item.user, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "error_code"
+                        (results_item.error_code,) = _unpack_DescribeUserScramCredentialsResult_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            results_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            results_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                results_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                results_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "credential_infos[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        credential_infos_n = buf[pos] - 1
+                        if credential_infos_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if credential_infos_n < 0x7F and credential_infos_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                credential_infos_n, pos = _w.read_count(buf, pos, True)
+                            if credential_infos_n < 0:
+                                raise DecodeError("non-nullable field credential_infos was null", offset=pos)
+                            elif credential_infos_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                credential_infos_items: list[CredentialInfo] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                credential_infos_end = pos + credential_infos_n * 6
+                                credential_infos_rows = buf[pos:credential_infos_end]
+                                if len(credential_infos_rows) == credential_infos_n * 6 and not any(credential_infos_rows[5::6]):
+                                    for credential_infos_row in _rows_CredentialInfo_v0(credential_infos_rows):
+                                        credential_infos_item = blank_instance(CredentialInfo)
+                                        credential_infos_item.mechanism, credential_infos_item.iterations, _ = credential_infos_row
+                                        credential_infos_item.unknown_tagged_fields = ()
+                                        credential_infos_items.append(credential_infos_item)
+                                    pos = credential_infos_end
+                                else:
+                                    for index in range(credential_infos_n):
+                                        credential_infos_item, pos = _read_CredentialInfo_v0(buf, pos)
+                                        credential_infos_items.append(credential_infos_item)
+                                results_item.credential_infos = credential_infos_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "results[]", results_index
+                        raise failure from None
+                    results_items.append(results_item)
+                field, index = "results[]", results_index  # as the last call would have left them
+                response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

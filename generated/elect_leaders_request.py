@@ -190,25 +190,32 @@ def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            partitions.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            partitions.topic = ""
+            pos += 1
         else:
-            partitions.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                partitions.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                partitions.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -280,8 +287,8 @@ def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for topic_partitions_index in range(topic_partitions_n):
@@ -360,8 +367,8 @@ def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for topic_partitions_index in range(topic_partitions_n):
@@ -439,52 +446,62 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for topic_partitions_index in range(topic_partitions_n):
-                try:
-                    topic_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        topic_partitions_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        topic_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_partitions_n, pos = _w.read_count(buf, pos, True)
+            if topic_partitions_n < 0:
+                request.topic_partitions = None
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
+                for topic_partitions_index in range(topic_partitions_n):
+                    try:
+                        topic_partitions_item = blank_instance(TopicPartitions)
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topic_partitions_item.topic = ""
+                            pos += 1
                         else:
-                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_partitions[]", topic_partitions_index
-                    raise failure from None
-                topic_partitions_items.append(topic_partitions_item)
-            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-            request.topic_partitions = topic_partitions_items
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topic_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topic_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_partitions[]", topic_partitions_index
+                        raise failure from None
+                    topic_partitions_items.append(topic_partitions_item)
+                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
+                request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
         pos += 4

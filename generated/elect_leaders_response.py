@@ -228,12 +228,20 @@ def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int
         result.partition_id, result.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            result.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            result.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            result.error_message = None
+            pos += 1
         else:
-            result.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                result.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                result.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -285,8 +293,8 @@ def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElect
         partition_result_n, pos = _w.read_count(buf, pos, False)
         if partition_result_n < 0:
             raise DecodeError("non-nullable field partition_result was null", offset=pos)
-        elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_result_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_result_items: list[PartitionResult] = []
             for partition_result_index in range(partition_result_n):
@@ -354,51 +362,67 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            result.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            result.topic = ""
+            pos += 1
         else:
-            result.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                result.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                result.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_result[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_result_n = buf[pos] - 1
-        if partition_result_n < 0x7F and partition_result_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_result_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_result_n, pos = _w.read_count(buf, pos, True)
-        if partition_result_n < 0:
-            raise DecodeError("non-nullable field partition_result was null", offset=pos)
-        elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_result_items: list[PartitionResult] = []
-            for partition_result_index in range(partition_result_n):
-                try:
-                    partition_result_item = blank_instance(PartitionResult)
-                    field = "partition_id, error_code"
-                    partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
-                    pos += 6
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_result_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_result[]", partition_result_index
-                    raise failure from None
-                partition_result_items.append(partition_result_item)
-            field, index = "partition_result[]", partition_result_index  # as the last call would have left them
-            result.partition_result = partition_result_items
+            if partition_result_n < 0x7F and partition_result_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_result_n, pos = _w.read_count(buf, pos, True)
+            if partition_result_n < 0:
+                raise DecodeError("non-nullable field partition_result was null", offset=pos)
+            elif partition_result_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_result_items: list[PartitionResult] = []
+                for partition_result_index in range(partition_result_n):
+                    try:
+                        partition_result_item = blank_instance(PartitionResult)
+                        field = "partition_id, error_code"
+                        partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
+                        pos += 6
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_result_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_result_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_result_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_result[]", partition_result_index
+                        raise failure from None
+                    partition_result_items.append(partition_result_item)
+                field, index = "partition_result[]", partition_result_index  # as the last call would have left them
+                result.partition_result = partition_result_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -476,8 +500,8 @@ def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif replica_election_results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for replica_election_results_index in range(replica_election_results_n):
@@ -490,8 +514,8 @@ def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                     partition_result_n, pos = _w.read_count(buf, pos, False)
                     if partition_result_n < 0:
                         raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_result_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_result_items: list[PartitionResult] = []
                         for partition_result_index in range(partition_result_n):
@@ -572,8 +596,8 @@ def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif replica_election_results_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for replica_election_results_index in range(replica_election_results_n):
@@ -586,8 +610,8 @@ def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                     partition_result_n, pos = _w.read_count(buf, pos, False)
                     if partition_result_n < 0:
                         raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_result_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_result_items: list[PartitionResult] = []
                         for partition_result_index in range(partition_result_n):
@@ -665,78 +689,97 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         field = "replica_election_results[]"
         index = -1  # no element yet: an error in the count names the array itself
         replica_election_results_n = buf[pos] - 1
-        if replica_election_results_n < 0x7F and replica_election_results_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if replica_election_results_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            replica_election_results_n, pos = _w.read_count(buf, pos, True)
-        if replica_election_results_n < 0:
-            raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            replica_election_results_items: list[ReplicaElectionResult] = []
-            for replica_election_results_index in range(replica_election_results_n):
-                try:
-                    replica_election_results_item = blank_instance(ReplicaElectionResult)
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        replica_election_results_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        replica_election_results_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_result[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_result_n = buf[pos] - 1
-                    if partition_result_n < 0x7F and partition_result_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_result_n, pos = _w.read_count(buf, pos, True)
-                    if partition_result_n < 0:
-                        raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_result_items: list[PartitionResult] = []
-                        for partition_result_index in range(partition_result_n):
-                            try:
-                                partition_result_item = blank_instance(PartitionResult)
-                                field = "partition_id, error_code"
-                                partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
-                                pos += 6
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_result_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_result[]", partition_result_index
-                                raise failure from None
-                            partition_result_items.append(partition_result_item)
-                        field, index = "partition_result[]", partition_result_index  # as the last call would have left them
-                        replica_election_results_item.partition_result = partition_result_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        replica_election_results_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        replica_election_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "replica_election_results[]", replica_election_results_index
-                    raise failure from None
-                replica_election_results_items.append(replica_election_results_item)
-            field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
-            response.replica_election_results = replica_election_results_items
+            if replica_election_results_n < 0x7F and replica_election_results_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                replica_election_results_n, pos = _w.read_count(buf, pos, True)
+            if replica_election_results_n < 0:
+                raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+            elif replica_election_results_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                replica_election_results_items: list[ReplicaElectionResult] = []
+                for replica_election_results_index in range(replica_election_results_n):
+                    try:
+                        replica_election_results_item = blank_instance(ReplicaElectionResult)
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            replica_election_results_item.topic = ""
+                            pos += 1
+                        else:
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                replica_election_results_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                replica_election_results_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_result[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_result_n = buf[pos] - 1
+                        if partition_result_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_result_n < 0x7F and partition_result_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_result_n, pos = _w.read_count(buf, pos, True)
+                            if partition_result_n < 0:
+                                raise DecodeError("non-nullable field partition_result was null", offset=pos)
+                            elif partition_result_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_result_items: list[PartitionResult] = []
+                                for partition_result_index in range(partition_result_n):
+                                    try:
+                                        partition_result_item = blank_instance(PartitionResult)
+                                        field = "partition_id, error_code"
+                                        partition_result_item.partition_id, partition_result_item.error_code = _unpack_PartitionResult_partition_id_error_code(buf, pos)
+                                        pos += 6
+                                        field = "error_message"
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_result_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_result_item.error_message = None
+                                            pos += 1
+                                        else:
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_result_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_result_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_result_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_result_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_result[]", partition_result_index
+                                        raise failure from None
+                                    partition_result_items.append(partition_result_item)
+                                field, index = "partition_result[]", partition_result_index  # as the last call would have left them
+                                replica_election_results_item.partition_result = partition_result_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            replica_election_results_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            replica_election_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "replica_election_results[]", replica_election_results_index
+                        raise failure from None
+                    replica_election_results_items.append(replica_election_results_item)
+                field, index = "replica_election_results[]", replica_election_results_index  # as the last call would have left them
+                response.replica_election_results = replica_election_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

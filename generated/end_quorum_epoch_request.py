@@ -404,37 +404,40 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "preferred_candidates[]"
         index = -1  # no element yet: an error in the count names the array itself
         preferred_candidates_n = buf[pos] - 1
-        if preferred_candidates_n < 0x7F and preferred_candidates_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if preferred_candidates_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            preferred_candidates_n, pos = _w.read_count(buf, pos, True)
-        if preferred_candidates_n < 0:
-            raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
-        elif preferred_candidates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            preferred_candidates_items: list[ReplicaInfo] = []
-            for preferred_candidates_index in range(preferred_candidates_n):
-                try:
-                    preferred_candidates_item = blank_instance(ReplicaInfo)
-                    field = "candidate_id"
-                    (preferred_candidates_item.candidate_id,) = _unpack_ReplicaInfo_candidate_id(buf, pos)
-                    pos += 4
-                    field = "candidate_directory_id"
-                    preferred_candidates_item.candidate_directory_id, pos = _w.read_uuid(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        preferred_candidates_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        preferred_candidates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "preferred_candidates[]", preferred_candidates_index
-                    raise failure from None
-                preferred_candidates_items.append(preferred_candidates_item)
-            field, index = "preferred_candidates[]", preferred_candidates_index  # as the last call would have left them
-            data.preferred_candidates = preferred_candidates_items
+            if preferred_candidates_n < 0x7F and preferred_candidates_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                preferred_candidates_n, pos = _w.read_count(buf, pos, True)
+            if preferred_candidates_n < 0:
+                raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
+            elif preferred_candidates_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                preferred_candidates_items: list[ReplicaInfo] = []
+                for preferred_candidates_index in range(preferred_candidates_n):
+                    try:
+                        preferred_candidates_item = blank_instance(ReplicaInfo)
+                        field = "candidate_id"
+                        (preferred_candidates_item.candidate_id,) = _unpack_ReplicaInfo_candidate_id(buf, pos)
+                        pos += 4
+                        field = "candidate_directory_id"
+                        preferred_candidates_item.candidate_directory_id, pos = _w.read_uuid(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            preferred_candidates_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            preferred_candidates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "preferred_candidates[]", preferred_candidates_index
+                        raise failure from None
+                    preferred_candidates_items.append(preferred_candidates_item)
+                field, index = "preferred_candidates[]", preferred_candidates_index  # as the last call would have left them
+                data.preferred_candidates = preferred_candidates_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -502,8 +505,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -575,78 +578,89 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            data.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            data.topic_name = ""
+            pos += 1
         else:
-            data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                data.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                data.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, leader_id, leader_epoch"
-                    partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                    pos += 12
-                    field = "preferred_candidates[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    preferred_candidates_n = buf[pos] - 1
-                    if preferred_candidates_n < 0x7F and preferred_candidates_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        preferred_candidates_n, pos = _w.read_count(buf, pos, True)
-                    if preferred_candidates_n < 0:
-                        raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
-                    elif preferred_candidates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        preferred_candidates_items: list[ReplicaInfo] = []
-                        for preferred_candidates_index in range(preferred_candidates_n):
-                            try:
-                                preferred_candidates_item = blank_instance(ReplicaInfo)
-                                field = "candidate_id"
-                                (preferred_candidates_item.candidate_id,) = _unpack_ReplicaInfo_candidate_id(buf, pos)
-                                pos += 4
-                                field = "candidate_directory_id"
-                                preferred_candidates_item.candidate_directory_id, pos = _w.read_uuid(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    preferred_candidates_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    preferred_candidates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "preferred_candidates[]", preferred_candidates_index
-                                raise failure from None
-                            preferred_candidates_items.append(preferred_candidates_item)
-                        field, index = "preferred_candidates[]", preferred_candidates_index  # as the last call would have left them
-                        partitions_item.preferred_candidates = preferred_candidates_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, leader_id, leader_epoch"
+                        partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                        pos += 12
+                        field = "preferred_candidates[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        preferred_candidates_n = buf[pos] - 1
+                        if preferred_candidates_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if preferred_candidates_n < 0x7F and preferred_candidates_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                preferred_candidates_n, pos = _w.read_count(buf, pos, True)
+                            if preferred_candidates_n < 0:
+                                raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
+                            elif preferred_candidates_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                preferred_candidates_items: list[ReplicaInfo] = []
+                                for preferred_candidates_index in range(preferred_candidates_n):
+                                    try:
+                                        preferred_candidates_item = blank_instance(ReplicaInfo)
+                                        field = "candidate_id"
+                                        (preferred_candidates_item.candidate_id,) = _unpack_ReplicaInfo_candidate_id(buf, pos)
+                                        pos += 4
+                                        field = "candidate_directory_id"
+                                        preferred_candidates_item.candidate_directory_id, pos = _w.read_uuid(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            preferred_candidates_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            preferred_candidates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "preferred_candidates[]", preferred_candidates_index
+                                        raise failure from None
+                                    preferred_candidates_items.append(preferred_candidates_item)
+                                field, index = "preferred_candidates[]", preferred_candidates_index  # as the last call would have left them
+                                partitions_item.preferred_candidates = preferred_candidates_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -717,19 +731,29 @@ def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            endpoint.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            endpoint.name = ""
+            pos += 1
         else:
-            endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                endpoint.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_LeaderEndpoint_port(buf, pos)
         pos += 2
@@ -801,8 +825,8 @@ def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -815,8 +839,8 @@ def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -894,160 +918,195 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
     size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            request.cluster_id = None
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicData)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, leader_id, leader_epoch"
-                                partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
-                                pos += 12
-                                field = "preferred_candidates[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                preferred_candidates_n = buf[pos] - 1
-                                if preferred_candidates_n < 0x7F and preferred_candidates_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    preferred_candidates_n, pos = _w.read_count(buf, pos, True)
-                                if preferred_candidates_n < 0:
-                                    raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
-                                elif preferred_candidates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    preferred_candidates_items: list[ReplicaInfo] = []
-                                    for preferred_candidates_index in range(preferred_candidates_n):
-                                        try:
-                                            preferred_candidates_item = blank_instance(ReplicaInfo)
-                                            field = "candidate_id"
-                                            (preferred_candidates_item.candidate_id,) = _unpack_ReplicaInfo_candidate_id(buf, pos)
-                                            pos += 4
-                                            field = "candidate_directory_id"
-                                            preferred_candidates_item.candidate_directory_id, pos = _w.read_uuid(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicData)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, leader_id, leader_epoch"
+                                        partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_PartitionData_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 12
+                                        field = "preferred_candidates[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        preferred_candidates_n = buf[pos] - 1
+                                        if preferred_candidates_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if preferred_candidates_n < 0x7F and preferred_candidates_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                preferred_candidates_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                preferred_candidates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "preferred_candidates[]", preferred_candidates_index
-                                            raise failure from None
-                                        preferred_candidates_items.append(preferred_candidates_item)
-                                    field, index = "preferred_candidates[]", preferred_candidates_index  # as the last call would have left them
-                                    partitions_item.preferred_candidates = preferred_candidates_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                                            else:
+                                                preferred_candidates_n, pos = _w.read_count(buf, pos, True)
+                                            if preferred_candidates_n < 0:
+                                                raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
+                                            elif preferred_candidates_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                preferred_candidates_items: list[ReplicaInfo] = []
+                                                for preferred_candidates_index in range(preferred_candidates_n):
+                                                    try:
+                                                        preferred_candidates_item = blank_instance(ReplicaInfo)
+                                                        field = "candidate_id"
+                                                        (preferred_candidates_item.candidate_id,) = _unpack_ReplicaInfo_candidate_id(buf, pos)
+                                                        pos += 4
+                                                        field = "candidate_directory_id"
+                                                        preferred_candidates_item.candidate_directory_id, pos = _w.read_uuid(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            preferred_candidates_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            preferred_candidates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "preferred_candidates[]", preferred_candidates_index
+                                                        raise failure from None
+                                                    preferred_candidates_items.append(preferred_candidates_item)
+                                                field, index = "preferred_candidates[]", preferred_candidates_index  # as the last call would have left them
+                                                partitions_item.preferred_candidates = preferred_candidates_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "leader_endpoints[]"
         index = -1  # no element yet: an error in the count names the array itself
         leader_endpoints_n = buf[pos] - 1
-        if leader_endpoints_n < 0x7F and leader_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if leader_endpoints_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            leader_endpoints_n, pos = _w.read_count(buf, pos, True)
-        if leader_endpoints_n < 0:
-            raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
-        elif leader_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
-            for leader_endpoints_index in range(leader_endpoints_n):
-                try:
-                    leader_endpoints_item = blank_instance(LeaderEndpoint)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        leader_endpoints_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        leader_endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        leader_endpoints_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        leader_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (leader_endpoints_item.port,) = _unpack_LeaderEndpoint_port(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        leader_endpoints_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        leader_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "leader_endpoints[]", leader_endpoints_index
-                    raise failure from None
-                leader_endpoints_items.append(leader_endpoints_item)
-            field, index = "leader_endpoints[]", leader_endpoints_index  # as the last call would have left them
-            request.leader_endpoints = leader_endpoints_items
+            if leader_endpoints_n < 0x7F and leader_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                leader_endpoints_n, pos = _w.read_count(buf, pos, True)
+            if leader_endpoints_n < 0:
+                raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
+            elif leader_endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
+                for leader_endpoints_index in range(leader_endpoints_n):
+                    try:
+                        leader_endpoints_item = blank_instance(LeaderEndpoint)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            leader_endpoints_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                leader_endpoints_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                leader_endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            leader_endpoints_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                leader_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                leader_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (leader_endpoints_item.port,) = _unpack_LeaderEndpoint_port(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            leader_endpoints_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            leader_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "leader_endpoints[]", leader_endpoints_index
+                        raise failure from None
+                    leader_endpoints_items.append(leader_endpoints_item)
+                field, index = "leader_endpoints[]", leader_endpoints_index  # as the last call would have left them
+                request.leader_endpoints = leader_endpoints_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -782,8 +782,8 @@ def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[FetchPartition] = []
             for partitions_index in range(partitions_n):
@@ -860,8 +860,8 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[FetchPartition] = []
             for partitions_index in range(partitions_n):
@@ -937,8 +937,8 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[FetchPartition] = []
             for partitions_index in range(partitions_n):
@@ -1008,46 +1008,54 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            topic.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            topic.topic = ""
+            pos += 1
         else:
-            topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                topic.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[FetchPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(FetchPartition)
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    partitions_item.high_watermark = 9223372036854775807
-                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                    pos += 32
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[FetchPartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(FetchPartition)
+                        partitions_item.replica_directory_id = _ZERO_UUID
+                        partitions_item.high_watermark = 9223372036854775807
+                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                        pos += 32
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1123,37 +1131,40 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[FetchPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(FetchPartition)
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    partitions_item.high_watermark = 9223372036854775807
-                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                    pos += 32
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[FetchPartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(FetchPartition)
+                        partitions_item.replica_directory_id = _ZERO_UUID
+                        partitions_item.high_watermark = 9223372036854775807
+                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                        pos += 32
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1222,59 +1233,62 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[FetchPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(FetchPartition)
-                    partitions_item.high_watermark = 9223372036854775807
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                    pos += 32
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[FetchPartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(FetchPartition)
+                        partitions_item.high_watermark = 9223372036854775807
+                        partitions_item.replica_directory_id = _ZERO_UUID
+                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                        pos += 32
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
                             pos += 1
+                            partitions_item.unknown_tagged_fields = ()
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "replica_directory_id"
-                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                            else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partitions_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "replica_directory_id"
+                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1343,65 +1357,68 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[FetchPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(FetchPartition)
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    partitions_item.high_watermark = 9223372036854775807
-                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                    pos += 32
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[FetchPartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(FetchPartition)
+                        partitions_item.replica_directory_id = _ZERO_UUID
+                        partitions_item.high_watermark = 9223372036854775807
+                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                        pos += 32
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
                             pos += 1
+                            partitions_item.unknown_tagged_fields = ()
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "replica_directory_id"
-                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                            elif tag == 1:
-                                field = "high_watermark"
-                                (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
-                                pos += 8
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
-                            else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partitions_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "replica_directory_id"
+                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                elif tag == 1:
+                                    field = "high_watermark"
+                                    (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
+                                    pos += 8
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1520,25 +1537,32 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            topic.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            topic.topic = ""
+            pos += 1
         else:
-            topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                topic.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1610,17 +1634,19 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    topic.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1691,8 +1717,8 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
             for topics_index in range(topics_n):
@@ -1706,8 +1732,8 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[FetchPartition] = []
                         for partitions_index in range(partitions_n):
@@ -1797,8 +1823,8 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
             for topics_index in range(topics_n):
@@ -1812,8 +1838,8 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[FetchPartition] = []
                         for partitions_index in range(partitions_n):
@@ -1900,8 +1926,8 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
             for topics_index in range(topics_n):
@@ -1915,8 +1941,8 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[FetchPartition] = []
                         for partitions_index in range(partitions_n):
@@ -1950,8 +1976,8 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -2045,8 +2071,8 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
             for topics_index in range(topics_n):
@@ -2060,8 +2086,8 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[FetchPartition] = []
                         for partitions_index in range(partitions_n):
@@ -2094,8 +2120,8 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -2188,8 +2214,8 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[FetchTopic] = []
             for topics_index in range(topics_n):
@@ -2203,8 +2229,8 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[FetchPartition] = []
                         for partitions_index in range(partitions_n):
@@ -2237,8 +2263,8 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -2337,131 +2363,157 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        topics_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 32
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[FetchTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(FetchTopic)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topics_item.topic = ""
+                            pos += 1
+                        else:
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[FetchPartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(FetchPartition)
+                                        partitions_item.replica_directory_id = _ZERO_UUID
+                                        partitions_item.high_watermark = 9223372036854775807
+                                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                        pos += 32
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n = buf[pos] - 1
-        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+        if forgotten_topics_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+            if forgotten_topics_data_n < 0:
+                raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                forgotten_topics_data_items: list[ForgottenTopic] = []
+                for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                    try:
+                        forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                        forgotten_topics_data_item.topic_id = _ZERO_UUID
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            forgotten_topics_data_item.topic = ""
+                            pos += 1
+                        else:
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                forgotten_topics_data_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                forgotten_topics_data_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            forgotten_topics_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                        raise failure from None
+                    forgotten_topics_data_items.append(forgotten_topics_data_item)
+                field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
+                request.forgotten_topics_data = forgotten_topics_data_items
+        field = "rack_id"
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
             pos += 1
         else:
-            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-        if forgotten_topics_data_n < 0:
-            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        forgotten_topics_data_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        forgotten_topics_data_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        forgotten_topics_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
-            request.forgotten_topics_data = forgotten_topics_data_items
-        field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
-        else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2483,12 +2535,20 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2599,121 +2659,137 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 32
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[FetchTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(FetchTopic)
+                        topics_item.topic = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[FetchPartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(FetchPartition)
+                                        partitions_item.replica_directory_id = _ZERO_UUID
+                                        partitions_item.high_watermark = 9223372036854775807
+                                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                        pos += 32
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n = buf[pos] - 1
-        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+        if forgotten_topics_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+            if forgotten_topics_data_n < 0:
+                raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                forgotten_topics_data_items: list[ForgottenTopic] = []
+                for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                    try:
+                        forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                        forgotten_topics_data_item.topic = ''
+                        field = "topic_id"
+                        forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            forgotten_topics_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                        raise failure from None
+                    forgotten_topics_data_items.append(forgotten_topics_data_item)
+                field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
+                request.forgotten_topics_data = forgotten_topics_data_items
+        field = "rack_id"
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
             pos += 1
         else:
-            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-        if forgotten_topics_data_n < 0:
-            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic = ''
-                    field = "topic_id"
-                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        forgotten_topics_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
-            request.forgotten_topics_data = forgotten_topics_data_items
-        field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
-        else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2735,12 +2811,20 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2852,121 +2936,137 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 32
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[FetchTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(FetchTopic)
+                        topics_item.topic = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[FetchPartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(FetchPartition)
+                                        partitions_item.replica_directory_id = _ZERO_UUID
+                                        partitions_item.high_watermark = 9223372036854775807
+                                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                        pos += 32
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n = buf[pos] - 1
-        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+        if forgotten_topics_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+            if forgotten_topics_data_n < 0:
+                raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                forgotten_topics_data_items: list[ForgottenTopic] = []
+                for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                    try:
+                        forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                        forgotten_topics_data_item.topic = ''
+                        field = "topic_id"
+                        forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            forgotten_topics_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                        raise failure from None
+                    forgotten_topics_data_items.append(forgotten_topics_data_item)
+                field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
+                request.forgotten_topics_data = forgotten_topics_data_items
+        field = "rack_id"
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
             pos += 1
         else:
-            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-        if forgotten_topics_data_n < 0:
-            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic = ''
-                    field = "topic_id"
-                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        forgotten_topics_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
-            request.forgotten_topics_data = forgotten_topics_data_items
-        field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
-        else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2988,12 +3088,20 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -3122,143 +3230,159 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.high_watermark = 9223372036854775807
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 32
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[FetchTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(FetchTopic)
+                        topics_item.topic = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[FetchPartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(FetchPartition)
+                                        partitions_item.high_watermark = 9223372036854775807
+                                        partitions_item.replica_directory_id = _ZERO_UUID
+                                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                        pos += 32
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "replica_directory_id"
-                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partitions_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "replica_directory_id"
+                                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n = buf[pos] - 1
-        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+        if forgotten_topics_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+            if forgotten_topics_data_n < 0:
+                raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                forgotten_topics_data_items: list[ForgottenTopic] = []
+                for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                    try:
+                        forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                        forgotten_topics_data_item.topic = ''
+                        field = "topic_id"
+                        forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            forgotten_topics_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                        raise failure from None
+                    forgotten_topics_data_items.append(forgotten_topics_data_item)
+                field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
+                request.forgotten_topics_data = forgotten_topics_data_items
+        field = "rack_id"
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
             pos += 1
         else:
-            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-        if forgotten_topics_data_n < 0:
-            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic = ''
-                    field = "topic_id"
-                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        forgotten_topics_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
-            request.forgotten_topics_data = forgotten_topics_data_items
-        field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
-        else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3280,12 +3404,20 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -3414,149 +3546,165 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[FetchTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(FetchTopic)
-                    topics_item.topic = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[FetchPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(FetchPartition)
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                partitions_item.high_watermark = 9223372036854775807
-                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
-                                pos += 32
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[FetchTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(FetchTopic)
+                        topics_item.topic = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[FetchPartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(FetchPartition)
+                                        partitions_item.replica_directory_id = _ZERO_UUID
+                                        partitions_item.high_watermark = 9223372036854775807
+                                        field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                        pos += 32
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "replica_directory_id"
-                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        elif tag == 1:
-                                            field = "high_watermark"
-                                            (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
-                                            pos += 8
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partitions_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "replica_directory_id"
+                                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                elif tag == 1:
+                                                    field = "high_watermark"
+                                                    (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
+                                                    pos += 8
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n = buf[pos] - 1
-        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+        if forgotten_topics_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+            if forgotten_topics_data_n < 0:
+                raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+            elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                forgotten_topics_data_items: list[ForgottenTopic] = []
+                for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                    try:
+                        forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                        forgotten_topics_data_item.topic = ''
+                        field = "topic_id"
+                        forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            forgotten_topics_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                        raise failure from None
+                    forgotten_topics_data_items.append(forgotten_topics_data_item)
+                field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
+                request.forgotten_topics_data = forgotten_topics_data_items
+        field = "rack_id"
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
             pos += 1
         else:
-            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
-        if forgotten_topics_data_n < 0:
-            raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            forgotten_topics_data_items: list[ForgottenTopic] = []
-            for forgotten_topics_data_index in range(forgotten_topics_data_n):
-                try:
-                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
-                    forgotten_topics_data_item.topic = ''
-                    field = "topic_id"
-                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        forgotten_topics_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
-                    raise failure from None
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
-            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
-            request.forgotten_topics_data = forgotten_topics_data_items
-        field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
-        else:
-            request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3578,12 +3726,20 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:

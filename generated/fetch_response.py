@@ -743,8 +743,8 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif aborted_transactions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -838,8 +838,8 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif aborted_transactions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -932,8 +932,8 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif aborted_transactions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -1027,31 +1027,34 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
         field = "aborted_transactions[]"
         index = -1  # no element yet: an error in the count names the array itself
         aborted_transactions_n = buf[pos] - 1
-        if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if aborted_transactions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-        if aborted_transactions_n < 0:
-            data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            aborted_transactions_items: list[AbortedTransaction] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            aborted_transactions_end = pos + aborted_transactions_n * 17
-            aborted_transactions_rows = buf[pos:aborted_transactions_end]
-            if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                    aborted_transactions_item = blank_instance(AbortedTransaction)
-                    aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                    aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_items.append(aborted_transactions_item)
-                pos = aborted_transactions_end
+            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(aborted_transactions_n):
-                    aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                    aborted_transactions_items.append(aborted_transactions_item)
-            data.aborted_transactions = aborted_transactions_items
+                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+            if aborted_transactions_n < 0:
+                data.aborted_transactions = None
+            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                aborted_transactions_items: list[AbortedTransaction] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                aborted_transactions_end = pos + aborted_transactions_n * 17
+                aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                        aborted_transactions_item = blank_instance(AbortedTransaction)
+                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                        aborted_transactions_item.unknown_tagged_fields = ()
+                        aborted_transactions_items.append(aborted_transactions_item)
+                    pos = aborted_transactions_end
+                else:
+                    for index in range(aborted_transactions_n):
+                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                        aborted_transactions_items.append(aborted_transactions_item)
+                data.aborted_transactions = aborted_transactions_items
         field = "preferred_read_replica"
         (data.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
         pos += 4
@@ -1064,14 +1067,14 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             records_start = pos + 2
         else:
             records_start = size + 1  # longer: the runtime reads it below
-        records_n -= 1
-        if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+        records_end = records_start + records_n - 1
+        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
             records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
             records_view._buf = buf
             records_view._start = records_start
-            records_view._end = records_start + records_n
+            records_view._end = records_end
             data.records = records_view
-            pos = records_start + records_n
+            pos = records_end
         else:  # null, a length of three bytes or more, or one that does not fit
             records_n, pos = _w.read_length(buf, pos, True)
             if records_n < 0:
@@ -1226,8 +1229,8 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1243,8 +1246,8 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
                     aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif aborted_transactions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1337,8 +1340,8 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1353,8 +1356,8 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
                     aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif aborted_transactions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1447,8 +1450,8 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1462,8 +1465,8 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
                     aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif aborted_transactions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1553,135 +1556,146 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            response.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            response.topic = ""
+            pos += 1
         else:
-            response.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                response.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                response.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "aborted_transactions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    aborted_transactions_n = buf[pos] - 1
-                    if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                    if aborted_transactions_n < 0:
-                        partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        aborted_transactions_items: list[AbortedTransaction] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        aborted_transactions_end = pos + aborted_transactions_n * 17
-                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                        if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                            for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                aborted_transactions_item = blank_instance(AbortedTransaction)
-                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                aborted_transactions_item.unknown_tagged_fields = ()
-                                aborted_transactions_items.append(aborted_transactions_item)
-                            pos = aborted_transactions_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "aborted_transactions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        aborted_transactions_n = buf[pos] - 1
+                        if aborted_transactions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
                         else:
-                            for index in range(aborted_transactions_n):
-                                aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                aborted_transactions_items.append(aborted_transactions_item)
-                        partitions_item.aborted_transactions = aborted_transactions_items
-                    field = "preferred_read_replica"
-                    (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                    pos += 4
-                    field = "records"
-                    records_n = buf[pos]  # the length + 1, an unsigned varint
-                    if records_n < 0x80:
-                        records_start = pos + 1
-                    elif pos + 1 < size and buf[pos + 1] < 0x80:
-                        records_n = records_n & 0x7F | buf[pos + 1] << 7
-                        records_start = pos + 2
-                    else:
-                        records_start = size + 1  # longer: the runtime reads it below
-                    records_n -= 1
-                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = records_start
-                        records_view._end = records_start + records_n
-                        partitions_item.records = records_view
-                        pos = records_start + records_n
-                    else:  # null, a length of three bytes or more, or one that does not fit
-                        records_n, pos = _w.read_length(buf, pos, True)
-                        if records_n < 0:
-                            partitions_item.records = None
+                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                            if aborted_transactions_n < 0:
+                                partitions_item.aborted_transactions = None
+                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                aborted_transactions_items: list[AbortedTransaction] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                aborted_transactions_end = pos + aborted_transactions_n * 17
+                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                        aborted_transactions_item = blank_instance(AbortedTransaction)
+                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                        aborted_transactions_item.unknown_tagged_fields = ()
+                                        aborted_transactions_items.append(aborted_transactions_item)
+                                    pos = aborted_transactions_end
+                                else:
+                                    for index in range(aborted_transactions_n):
+                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                        aborted_transactions_items.append(aborted_transactions_item)
+                                partitions_item.aborted_transactions = aborted_transactions_items
+                        field = "preferred_read_replica"
+                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                        pos += 4
+                        field = "records"
+                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                        if records_n < 0x80:
+                            records_start = pos + 1
+                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                            records_start = pos + 2
                         else:
+                            records_start = size + 1  # longer: the runtime reads it below
+                        records_end = records_start + records_n - 1
+                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
                             records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
                             records_view._buf = buf
-                            records_view._start = pos
-                            records_view._end = pos + records_n
+                            records_view._start = records_start
+                            records_view._end = records_end
                             partitions_item.records = records_view
-                            pos += records_n
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos = records_end
+                        else:  # null, a length of three bytes or more, or one that does not fit
+                            records_n, pos = _w.read_length(buf, pos, True)
+                            if records_n < 0:
+                                partitions_item.records = None
+                            else:
+                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                records_view._buf = buf
+                                records_view._start = pos
+                                records_view._end = pos + records_n
+                                partitions_item.records = records_view
+                                pos += records_n
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
                             pos += 1
+                            partitions_item.unknown_tagged_fields = ()
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "diverging_epoch"
-                                partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
-                            elif tag == 1:
-                                field = "current_leader"
-                                partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                            elif tag == 2:
-                                field = "snapshot_id"
-                                partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                            else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partitions_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            response.partitions = partitions_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "diverging_epoch"
+                                    partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                elif tag == 1:
+                                    field = "current_leader"
+                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                elif tag == 2:
+                                    field = "snapshot_id"
+                                    partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1757,126 +1771,132 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                    partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "aborted_transactions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    aborted_transactions_n = buf[pos] - 1
-                    if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                    if aborted_transactions_n < 0:
-                        partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        aborted_transactions_items: list[AbortedTransaction] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        aborted_transactions_end = pos + aborted_transactions_n * 17
-                        aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                        if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                            for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                aborted_transactions_item = blank_instance(AbortedTransaction)
-                                aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                aborted_transactions_item.unknown_tagged_fields = ()
-                                aborted_transactions_items.append(aborted_transactions_item)
-                            pos = aborted_transactions_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "aborted_transactions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        aborted_transactions_n = buf[pos] - 1
+                        if aborted_transactions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
                         else:
-                            for index in range(aborted_transactions_n):
-                                aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                aborted_transactions_items.append(aborted_transactions_item)
-                        partitions_item.aborted_transactions = aborted_transactions_items
-                    field = "preferred_read_replica"
-                    (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                    pos += 4
-                    field = "records"
-                    records_n = buf[pos]  # the length + 1, an unsigned varint
-                    if records_n < 0x80:
-                        records_start = pos + 1
-                    elif pos + 1 < size and buf[pos + 1] < 0x80:
-                        records_n = records_n & 0x7F | buf[pos + 1] << 7
-                        records_start = pos + 2
-                    else:
-                        records_start = size + 1  # longer: the runtime reads it below
-                    records_n -= 1
-                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = records_start
-                        records_view._end = records_start + records_n
-                        partitions_item.records = records_view
-                        pos = records_start + records_n
-                    else:  # null, a length of three bytes or more, or one that does not fit
-                        records_n, pos = _w.read_length(buf, pos, True)
-                        if records_n < 0:
-                            partitions_item.records = None
+                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                            if aborted_transactions_n < 0:
+                                partitions_item.aborted_transactions = None
+                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                aborted_transactions_items: list[AbortedTransaction] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                aborted_transactions_end = pos + aborted_transactions_n * 17
+                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                        aborted_transactions_item = blank_instance(AbortedTransaction)
+                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                        aborted_transactions_item.unknown_tagged_fields = ()
+                                        aborted_transactions_items.append(aborted_transactions_item)
+                                    pos = aborted_transactions_end
+                                else:
+                                    for index in range(aborted_transactions_n):
+                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                        aborted_transactions_items.append(aborted_transactions_item)
+                                partitions_item.aborted_transactions = aborted_transactions_items
+                        field = "preferred_read_replica"
+                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                        pos += 4
+                        field = "records"
+                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                        if records_n < 0x80:
+                            records_start = pos + 1
+                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                            records_start = pos + 2
                         else:
+                            records_start = size + 1  # longer: the runtime reads it below
+                        records_end = records_start + records_n - 1
+                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
                             records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
                             records_view._buf = buf
-                            records_view._start = pos
-                            records_view._end = pos + records_n
+                            records_view._start = records_start
+                            records_view._end = records_end
                             partitions_item.records = records_view
-                            pos += records_n
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos = records_end
+                        else:  # null, a length of three bytes or more, or one that does not fit
+                            records_n, pos = _w.read_length(buf, pos, True)
+                            if records_n < 0:
+                                partitions_item.records = None
+                            else:
+                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                records_view._buf = buf
+                                records_view._start = pos
+                                records_view._end = pos + records_n
+                                partitions_item.records = records_view
+                                pos += records_n
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
                             pos += 1
+                            partitions_item.unknown_tagged_fields = ()
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "diverging_epoch"
-                                partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
-                            elif tag == 1:
-                                field = "current_leader"
-                                partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                            elif tag == 2:
-                                field = "snapshot_id"
-                                partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                            else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partitions_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            response.partitions = partitions_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "diverging_epoch"
+                                    partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                elif tag == 1:
+                                    field = "current_leader"
+                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                elif tag == 2:
+                                    field = "snapshot_id"
+                                    partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1943,22 +1963,35 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            endpoint.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            endpoint.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            endpoint.rack = None
+            pos += 1
         else:
-            endpoint.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                endpoint.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                endpoint.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2026,8 +2059,8 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2041,8 +2074,8 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2058,8 +2091,8 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2163,8 +2196,8 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2178,8 +2211,8 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2194,8 +2227,8 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2297,8 +2330,8 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2312,8 +2345,8 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2328,8 +2361,8 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2429,8 +2462,8 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2444,8 +2477,8 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2459,8 +2492,8 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2561,163 +2594,177 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        responses_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        responses_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "aborted_transactions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                aborted_transactions_n = buf[pos] - 1
-                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                                if aborted_transactions_n < 0:
-                                    partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    aborted_transactions_items: list[AbortedTransaction] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    aborted_transactions_end = pos + aborted_transactions_n * 17
-                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                            aborted_transactions_item = blank_instance(AbortedTransaction)
-                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                            aborted_transactions_item.unknown_tagged_fields = ()
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                        pos = aborted_transactions_end
-                                    else:
-                                        for index in range(aborted_transactions_n):
-                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                    partitions_item.aborted_transactions = aborted_transactions_items
-                                field = "preferred_read_replica"
-                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n = buf[pos]  # the length + 1, an unsigned varint
-                                if records_n < 0x80:
-                                    records_start = pos + 1
-                                elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                    records_start = pos + 2
-                                else:
-                                    records_start = size + 1  # longer: the runtime reads it below
-                                records_n -= 1
-                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = records_start
-                                    records_view._end = records_start + records_n
-                                    partitions_item.records = records_view
-                                    pos = records_start + records_n
-                                else:  # null, a length of three bytes or more, or one that does not fit
-                                    records_n, pos = _w.read_length(buf, pos, True)
-                                    if records_n < 0:
-                                        partitions_item.records = None
-                                    else:
-                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                        records_view._buf = buf
-                                        records_view._start = pos
-                                        records_view._end = pos + records_n
-                                        partitions_item.records = records_view
-                                        pos += records_n
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                responses_items: list[FetchableTopicResponse] = []
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(FetchableTopicResponse)
+                        responses_item.topic_id = _ZERO_UUID
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            responses_item.topic = ""
+                            pos += 1
+                        else:
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                responses_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                responses_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "aborted_transactions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        aborted_transactions_n = buf[pos] - 1
+                                        if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "diverging_epoch"
-                                            partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        elif tag == 1:
-                                            field = "current_leader"
-                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        elif tag == 2:
-                                            field = "snapshot_id"
-                                            partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                            if aborted_transactions_n < 0:
+                                                partitions_item.aborted_transactions = None
+                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                aborted_transactions_items: list[AbortedTransaction] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                aborted_transactions_end = pos + aborted_transactions_n * 17
+                                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                                        aborted_transactions_item = blank_instance(AbortedTransaction)
+                                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                                        aborted_transactions_item.unknown_tagged_fields = ()
+                                                        aborted_transactions_items.append(aborted_transactions_item)
+                                                    pos = aborted_transactions_end
+                                                else:
+                                                    for index in range(aborted_transactions_n):
+                                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                                        aborted_transactions_items.append(aborted_transactions_item)
+                                                partitions_item.aborted_transactions = aborted_transactions_items
+                                        field = "preferred_read_replica"
+                                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                        pos += 4
+                                        field = "records"
+                                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                                        if records_n < 0x80:
+                                            records_start = pos + 1
+                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                            records_start = pos + 2
                                         else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partitions_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            records_start = size + 1  # longer: the runtime reads it below
+                                        records_end = records_start + records_n - 1
+                                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
+                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                            records_view._buf = buf
+                                            records_view._start = records_start
+                                            records_view._end = records_end
+                                            partitions_item.records = records_view
+                                            pos = records_end
+                                        else:  # null, a length of three bytes or more, or one that does not fit
+                                            records_n, pos = _w.read_length(buf, pos, True)
+                                            if records_n < 0:
+                                                partitions_item.records = None
+                                            else:
+                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                                records_view._buf = buf
+                                                records_view._start = pos
+                                                records_view._end = pos + records_n
+                                                partitions_item.records = records_view
+                                                pos += records_n
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "diverging_epoch"
+                                                    partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                elif tag == 1:
+                                                    field = "current_leader"
+                                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                elif tag == 2:
+                                                    field = "snapshot_id"
+                                                    partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                responses_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2787,158 +2834,167 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic = ''
-                    field = "topic_id"
-                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "aborted_transactions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                aborted_transactions_n = buf[pos] - 1
-                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                                if aborted_transactions_n < 0:
-                                    partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    aborted_transactions_items: list[AbortedTransaction] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    aborted_transactions_end = pos + aborted_transactions_n * 17
-                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                            aborted_transactions_item = blank_instance(AbortedTransaction)
-                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                            aborted_transactions_item.unknown_tagged_fields = ()
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                        pos = aborted_transactions_end
-                                    else:
-                                        for index in range(aborted_transactions_n):
-                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                    partitions_item.aborted_transactions = aborted_transactions_items
-                                field = "preferred_read_replica"
-                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n = buf[pos]  # the length + 1, an unsigned varint
-                                if records_n < 0x80:
-                                    records_start = pos + 1
-                                elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                    records_start = pos + 2
-                                else:
-                                    records_start = size + 1  # longer: the runtime reads it below
-                                records_n -= 1
-                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = records_start
-                                    records_view._end = records_start + records_n
-                                    partitions_item.records = records_view
-                                    pos = records_start + records_n
-                                else:  # null, a length of three bytes or more, or one that does not fit
-                                    records_n, pos = _w.read_length(buf, pos, True)
-                                    if records_n < 0:
-                                        partitions_item.records = None
-                                    else:
-                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                        records_view._buf = buf
-                                        records_view._start = pos
-                                        records_view._end = pos + records_n
-                                        partitions_item.records = records_view
-                                        pos += records_n
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                responses_items: list[FetchableTopicResponse] = []
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(FetchableTopicResponse)
+                        responses_item.topic = ''
+                        field = "topic_id"
+                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "aborted_transactions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        aborted_transactions_n = buf[pos] - 1
+                                        if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "diverging_epoch"
-                                            partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        elif tag == 1:
-                                            field = "current_leader"
-                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        elif tag == 2:
-                                            field = "snapshot_id"
-                                            partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                            if aborted_transactions_n < 0:
+                                                partitions_item.aborted_transactions = None
+                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                aborted_transactions_items: list[AbortedTransaction] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                aborted_transactions_end = pos + aborted_transactions_n * 17
+                                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                                        aborted_transactions_item = blank_instance(AbortedTransaction)
+                                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                                        aborted_transactions_item.unknown_tagged_fields = ()
+                                                        aborted_transactions_items.append(aborted_transactions_item)
+                                                    pos = aborted_transactions_end
+                                                else:
+                                                    for index in range(aborted_transactions_n):
+                                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                                        aborted_transactions_items.append(aborted_transactions_item)
+                                                partitions_item.aborted_transactions = aborted_transactions_items
+                                        field = "preferred_read_replica"
+                                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                        pos += 4
+                                        field = "records"
+                                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                                        if records_n < 0x80:
+                                            records_start = pos + 1
+                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                            records_start = pos + 2
                                         else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partitions_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            records_start = size + 1  # longer: the runtime reads it below
+                                        records_end = records_start + records_n - 1
+                                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
+                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                            records_view._buf = buf
+                                            records_view._start = records_start
+                                            records_view._end = records_end
+                                            partitions_item.records = records_view
+                                            pos = records_end
+                                        else:  # null, a length of three bytes or more, or one that does not fit
+                                            records_n, pos = _w.read_length(buf, pos, True)
+                                            if records_n < 0:
+                                                partitions_item.records = None
+                                            else:
+                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                                records_view._buf = buf
+                                                records_view._start = pos
+                                                records_view._end = pos + records_n
+                                                partitions_item.records = records_view
+                                                pos += records_n
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "diverging_epoch"
+                                                    partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                elif tag == 1:
+                                                    field = "current_leader"
+                                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                elif tag == 2:
+                                                    field = "snapshot_id"
+                                                    partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                responses_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3008,158 +3064,167 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: list[FetchableTopicResponse] = []
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(FetchableTopicResponse)
-                    responses_item.topic = ''
-                    field = "topic_id"
-                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
-                                partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "aborted_transactions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                aborted_transactions_n = buf[pos] - 1
-                                if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    aborted_transactions_n, pos = _w.read_count(buf, pos, True)
-                                if aborted_transactions_n < 0:
-                                    partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    aborted_transactions_items: list[AbortedTransaction] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    aborted_transactions_end = pos + aborted_transactions_n * 17
-                                    aborted_transactions_rows = buf[pos:aborted_transactions_end]
-                                    if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
-                                        for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
-                                            aborted_transactions_item = blank_instance(AbortedTransaction)
-                                            aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
-                                            aborted_transactions_item.unknown_tagged_fields = ()
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                        pos = aborted_transactions_end
-                                    else:
-                                        for index in range(aborted_transactions_n):
-                                            aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                                            aborted_transactions_items.append(aborted_transactions_item)
-                                    partitions_item.aborted_transactions = aborted_transactions_items
-                                field = "preferred_read_replica"
-                                (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n = buf[pos]  # the length + 1, an unsigned varint
-                                if records_n < 0x80:
-                                    records_start = pos + 1
-                                elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                    records_start = pos + 2
-                                else:
-                                    records_start = size + 1  # longer: the runtime reads it below
-                                records_n -= 1
-                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = records_start
-                                    records_view._end = records_start + records_n
-                                    partitions_item.records = records_view
-                                    pos = records_start + records_n
-                                else:  # null, a length of three bytes or more, or one that does not fit
-                                    records_n, pos = _w.read_length(buf, pos, True)
-                                    if records_n < 0:
-                                        partitions_item.records = None
-                                    else:
-                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                        records_view._buf = buf
-                                        records_view._start = pos
-                                        records_view._end = pos + records_n
-                                        partitions_item.records = records_view
-                                        pos += records_n
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                responses_items: list[FetchableTopicResponse] = []
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(FetchableTopicResponse)
+                        responses_item.topic = ''
+                        field = "topic_id"
+                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
+                                        partitions_item.partition_index, partitions_item.error_code, partitions_item.high_watermark, partitions_item.last_stable_offset, partitions_item.log_start_offset = _unpack_PartitionData_partition_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "aborted_transactions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        aborted_transactions_n = buf[pos] - 1
+                                        if aborted_transactions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "diverging_epoch"
-                                            partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        elif tag == 1:
-                                            field = "current_leader"
-                                            partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        elif tag == 2:
-                                            field = "snapshot_id"
-                                            partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                            if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+                                            if aborted_transactions_n < 0:
+                                                partitions_item.aborted_transactions = None
+                                            elif aborted_transactions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                aborted_transactions_items: list[AbortedTransaction] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                aborted_transactions_end = pos + aborted_transactions_n * 17
+                                                aborted_transactions_rows = buf[pos:aborted_transactions_end]
+                                                if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                                                    for aborted_transactions_row in _rows_AbortedTransaction_v12_18(aborted_transactions_rows):
+                                                        aborted_transactions_item = blank_instance(AbortedTransaction)
+                                                        aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                                                        aborted_transactions_item.unknown_tagged_fields = ()
+                                                        aborted_transactions_items.append(aborted_transactions_item)
+                                                    pos = aborted_transactions_end
+                                                else:
+                                                    for index in range(aborted_transactions_n):
+                                                        aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                                                        aborted_transactions_items.append(aborted_transactions_item)
+                                                partitions_item.aborted_transactions = aborted_transactions_items
+                                        field = "preferred_read_replica"
+                                        (partitions_item.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
+                                        pos += 4
+                                        field = "records"
+                                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                                        if records_n < 0x80:
+                                            records_start = pos + 1
+                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                            records_start = pos + 2
                                         else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partitions_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        responses_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            records_start = size + 1  # longer: the runtime reads it below
+                                        records_end = records_start + records_n - 1
+                                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
+                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                            records_view._buf = buf
+                                            records_view._start = records_start
+                                            records_view._end = records_end
+                                            partitions_item.records = records_view
+                                            pos = records_end
+                                        else:  # null, a length of three bytes or more, or one that does not fit
+                                            records_n, pos = _w.read_length(buf, pos, True)
+                                            if records_n < 0:
+                                                partitions_item.records = None
+                                            else:
+                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                                records_view._buf = buf
+                                                records_view._start = pos
+                                                records_view._end = pos + records_n
+                                                partitions_item.records = records_view
+                                                pos += records_n
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "diverging_epoch"
+                                                    partitions_item.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (diverging_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                elif tag == 1:
+                                                    field = "current_leader"
+                                                    partitions_item.current_leader, pos = _read_LeaderIdAndEpoch_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 1 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                elif tag == 2:
+                                                    field = "snapshot_id"
+                                                    partitions_item.snapshot_id, pos = _read_SnapshotId_v12_18(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 2 (snapshot_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                responses_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3183,52 +3248,68 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if node_endpoints_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for node_endpoints_index in range(node_endpoints_n):
-                            try:
-                                node_endpoints_item = blank_instance(NodeEndpoint)
-                                field = "node_id"
-                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "rack"
-                                rack_end = pos + buf[pos]
-                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                    pos = rack_end
-                                else:
-                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    node_endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "node_endpoints[]", node_endpoints_index
-                                raise failure from None
-                            node_endpoints_items.append(node_endpoints_item)
-                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                        response.node_endpoints = node_endpoints_items
+                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                        if node_endpoints_n < 0:
+                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                            for node_endpoints_index in range(node_endpoints_n):
+                                try:
+                                    node_endpoints_item = blank_instance(NodeEndpoint)
+                                    field = "node_id"
+                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                    pos += 4
+                                    field = "host"
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
+                                    else:
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "port"
+                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                    pos += 4
+                                    field = "rack"
+                                    rack_n = buf[pos]  # the length + 1
+                                    if rack_n == 1:  # the empty string
+                                        node_endpoints_item.rack = ""
+                                        pos += 1
+                                    elif rack_n == 0:  # null
+                                        node_endpoints_item.rack = None
+                                        pos += 1
+                                    else:
+                                        rack_end = pos + rack_n
+                                        if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                            pos = rack_end
+                                        else:
+                                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        node_endpoints_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "node_endpoints[]", node_endpoints_index
+                                    raise failure from None
+                                node_endpoints_items.append(node_endpoints_item)
+                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
+                            response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

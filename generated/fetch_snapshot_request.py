@@ -446,50 +446,58 @@ def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            snapshot.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            snapshot.name = ""
+            pos += 1
         else:
-            snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                snapshot.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionSnapshot] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionSnapshot)
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    field = "partition, current_leader_epoch"
-                    partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                    pos += 8
-                    field = "snapshot_id"
-                    partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                    field = "position"
-                    (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                    pos += 8
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            snapshot.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionSnapshot] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionSnapshot)
+                        partitions_item.replica_directory_id = _ZERO_UUID
+                        field = "partition, current_leader_epoch"
+                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                        pos += 8
+                        field = "snapshot_id"
+                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                        field = "position"
+                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                        pos += 8
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -560,72 +568,80 @@ def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            snapshot.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            snapshot.name = ""
+            pos += 1
         else:
-            snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                snapshot.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                snapshot.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionSnapshot] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionSnapshot)
-                    partitions_item.replica_directory_id = _ZERO_UUID
-                    field = "partition, current_leader_epoch"
-                    partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                    pos += 8
-                    field = "snapshot_id"
-                    partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                    field = "position"
-                    (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                    pos += 8
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionSnapshot] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionSnapshot)
+                        partitions_item.replica_directory_id = _ZERO_UUID
+                        field = "partition, current_leader_epoch"
+                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                        pos += 8
+                        field = "snapshot_id"
+                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                        field = "position"
+                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                        pos += 8
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
                             pos += 1
+                            partitions_item.unknown_tagged_fields = ()
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "replica_directory_id"
-                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                            else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partitions_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            snapshot.partitions = partitions_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "replica_directory_id"
+                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                snapshot.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -702,77 +718,88 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicSnapshot] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicSnapshot)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionSnapshot] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionSnapshot)
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                field = "partition, current_leader_epoch"
-                                partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                                pos += 8
-                                field = "snapshot_id"
-                                partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                                field = "position"
-                                (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                                pos += 8
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicSnapshot] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicSnapshot)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionSnapshot] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionSnapshot)
+                                        partitions_item.replica_directory_id = _ZERO_UUID
+                                        field = "partition, current_leader_epoch"
+                                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                                        pos += 8
+                                        field = "snapshot_id"
+                                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                                        field = "position"
+                                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                                        pos += 8
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -794,12 +821,20 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -879,99 +914,110 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TopicSnapshot] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TopicSnapshot)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionSnapshot] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionSnapshot)
-                                partitions_item.replica_directory_id = _ZERO_UUID
-                                field = "partition, current_leader_epoch"
-                                partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
-                                pos += 8
-                                field = "snapshot_id"
-                                partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
-                                field = "position"
-                                (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
-                                pos += 8
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TopicSnapshot] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TopicSnapshot)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionSnapshot] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionSnapshot)
+                                        partitions_item.replica_directory_id = _ZERO_UUID
+                                        field = "partition, current_leader_epoch"
+                                        partitions_item.partition, partitions_item.current_leader_epoch = _unpack_PartitionSnapshot_partition_current_leader_epoch(buf, pos)
+                                        pos += 8
+                                        field = "snapshot_id"
+                                        partitions_item.snapshot_id, pos = _read_SnapshotId_v0_1(buf, pos)
+                                        field = "position"
+                                        (partitions_item.position,) = _unpack_PartitionSnapshot_position(buf, pos)
+                                        pos += 8
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "replica_directory_id"
-                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
-                                        else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partitions_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "replica_directory_id"
+                                                    partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partitions_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -993,12 +1039,20 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
                     tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     field = "cluster_id"
-                    cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-                        request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-                        pos = cluster_id_end
+                    cluster_id_n = buf[pos]  # the length + 1
+                    if cluster_id_n == 1:  # the empty string
+                        request.cluster_id = ""
+                        pos += 1
+                    elif cluster_id_n == 0:  # null
+                        request.cluster_id = None
+                        pos += 1
                     else:
-                        request.cluster_id, pos = _w.read_compact_string(buf, pos)
+                        cluster_id_end = pos + cluster_id_n
+                        if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                            pos = cluster_id_end
+                        else:
+                            request.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -168,12 +168,17 @@ def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinat
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            request.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            request.key = ""
+            pos += 1
         else:
-            request.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                request.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                request.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "key_type"
         (request.key_type,) = _unpack_FindCoordinatorRequest_key_type(buf, pos)
         pos += 1
@@ -238,20 +243,23 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
         field = "coordinator_keys"
         index = -1  # no element yet: an error in the count names the array itself
         coordinator_keys_n = buf[pos] - 1
-        if coordinator_keys_n < 0x7F and coordinator_keys_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if coordinator_keys_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            coordinator_keys_n, pos = _w.read_count(buf, pos, True)
-        if coordinator_keys_n < 0:
-            raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
-        elif coordinator_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            coordinator_keys_items: list[str] = []
-            for index in range(coordinator_keys_n):
-                coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
-                coordinator_keys_items.append(coordinator_keys_item)
-            request.coordinator_keys = coordinator_keys_items
+            if coordinator_keys_n < 0x7F and coordinator_keys_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                coordinator_keys_n, pos = _w.read_count(buf, pos, True)
+            if coordinator_keys_n < 0:
+                raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
+            elif coordinator_keys_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                coordinator_keys_items: list[str] = []
+                for index in range(coordinator_keys_n):
+                    coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                    coordinator_keys_items.append(coordinator_keys_item)
+                request.coordinator_keys = coordinator_keys_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

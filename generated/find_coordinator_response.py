@@ -194,32 +194,50 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            coordinator.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            coordinator.key = ""
+            pos += 1
         else:
-            coordinator.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                coordinator.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                coordinator.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "node_id"
         (coordinator.node_id,) = _unpack_Coordinator_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            coordinator.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            coordinator.host = ""
+            pos += 1
         else:
-            coordinator.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                coordinator.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                coordinator.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, error_code"
         coordinator.port, coordinator.error_code = _unpack_Coordinator_port_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            coordinator.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            coordinator.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            coordinator.error_message = None
+            pos += 1
         else:
-            coordinator.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                coordinator.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                coordinator.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -395,22 +413,35 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
         response.throttle_time_ms, response.error_code = _unpack_FindCoordinatorResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "node_id"
         (response.node_id,) = _unpack_FindCoordinatorResponse_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            response.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            response.host = ""
+            pos += 1
         else:
-            response.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                response.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                response.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (response.port,) = _unpack_FindCoordinatorResponse_port(buf, pos)
         pos += 4
@@ -486,59 +517,80 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
         field = "coordinators[]"
         index = -1  # no element yet: an error in the count names the array itself
         coordinators_n = buf[pos] - 1
-        if coordinators_n < 0x7F and coordinators_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if coordinators_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            coordinators_n, pos = _w.read_count(buf, pos, True)
-        if coordinators_n < 0:
-            raise DecodeError("non-nullable field coordinators was null", offset=pos)
-        elif coordinators_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            coordinators_items: list[Coordinator] = []
-            for coordinators_index in range(coordinators_n):
-                try:
-                    coordinators_item = blank_instance(Coordinator)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        coordinators_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        coordinators_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "node_id"
-                    (coordinators_item.node_id,) = _unpack_Coordinator_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        coordinators_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        coordinators_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, error_code"
-                    coordinators_item.port, coordinators_item.error_code = _unpack_Coordinator_port_error_code(buf, pos)
-                    pos += 6
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        coordinators_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        coordinators_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        coordinators_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        coordinators_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "coordinators[]", coordinators_index
-                    raise failure from None
-                coordinators_items.append(coordinators_item)
-            field, index = "coordinators[]", coordinators_index  # as the last call would have left them
-            response.coordinators = coordinators_items
+            if coordinators_n < 0x7F and coordinators_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                coordinators_n, pos = _w.read_count(buf, pos, True)
+            if coordinators_n < 0:
+                raise DecodeError("non-nullable field coordinators was null", offset=pos)
+            elif coordinators_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                coordinators_items: list[Coordinator] = []
+                for coordinators_index in range(coordinators_n):
+                    try:
+                        coordinators_item = blank_instance(Coordinator)
+                        field = "key"
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            coordinators_item.key = ""
+                            pos += 1
+                        else:
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                coordinators_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                coordinators_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "node_id"
+                        (coordinators_item.node_id,) = _unpack_Coordinator_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            coordinators_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                coordinators_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                coordinators_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, error_code"
+                        coordinators_item.port, coordinators_item.error_code = _unpack_Coordinator_port_error_code(buf, pos)
+                        pos += 6
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            coordinators_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            coordinators_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                coordinators_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                coordinators_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            coordinators_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            coordinators_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "coordinators[]", coordinators_index
+                        raise failure from None
+                    coordinators_items.append(coordinators_item)
+                field, index = "coordinators[]", coordinators_index  # as the last call would have left them
+                response.coordinators = coordinators_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

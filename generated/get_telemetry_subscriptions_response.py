@@ -142,37 +142,42 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         pos += 4
         field = "accepted_compression_types"
         accepted_compression_types_n = buf[pos] - 1
-        accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
-        if 0 <= accepted_compression_types_n < 32 and accepted_compression_types_end <= size:  # the usual case: a short array
-            if accepted_compression_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                response.accepted_compression_types = [*_unpack_int8s[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = accepted_compression_types_end
+        if accepted_compression_types_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
-            if accepted_compression_types_n < 0:
-                raise DecodeError("non-nullable field accepted_compression_types was null", offset=pos)
+            accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
+            if 0 < accepted_compression_types_n < 32 and accepted_compression_types_end <= size:  # the usual case: a short array
+                response.accepted_compression_types = [*_unpack_int8s[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = accepted_compression_types_end
             else:
-                response.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, accepted_compression_types_n, "b", 1)
+                accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
+                if accepted_compression_types_n < 0:
+                    raise DecodeError("non-nullable field accepted_compression_types was null", offset=pos)
+                else:
+                    response.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, accepted_compression_types_n, "b", 1)
         field = "push_interval_ms, telemetry_max_bytes, delta_temporality"
         response.push_interval_ms, response.telemetry_max_bytes, response.delta_temporality = _unpack_GetTelemetrySubscriptionsResponse_push_interval_ms_to_delta_temporality(buf, pos)
         pos += 9
         field = "requested_metrics"
         index = -1  # no element yet: an error in the count names the array itself
         requested_metrics_n = buf[pos] - 1
-        if requested_metrics_n < 0x7F and requested_metrics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if requested_metrics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            requested_metrics_n, pos = _w.read_count(buf, pos, True)
-        if requested_metrics_n < 0:
-            raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
-        elif requested_metrics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            requested_metrics_items: list[str] = []
-            for index in range(requested_metrics_n):
-                requested_metrics_item, pos = _w.read_compact_string_nn(buf, pos)
-                requested_metrics_items.append(requested_metrics_item)
-            response.requested_metrics = requested_metrics_items
+            if requested_metrics_n < 0x7F and requested_metrics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                requested_metrics_n, pos = _w.read_count(buf, pos, True)
+            if requested_metrics_n < 0:
+                raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
+            elif requested_metrics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                requested_metrics_items: list[str] = []
+                for index in range(requested_metrics_n):
+                    requested_metrics_item, pos = _w.read_compact_string_nn(buf, pos)
+                    requested_metrics_items.append(requested_metrics_item)
+                response.requested_metrics = requested_metrics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

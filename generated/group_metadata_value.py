@@ -404,33 +404,56 @@ def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            metadata.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            metadata.member_id = ""
+            pos += 1
         else:
-            metadata.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                metadata.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                metadata.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            metadata.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            metadata.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            metadata.group_instance_id = None
+            pos += 1
         else:
-            metadata.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                metadata.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                metadata.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            metadata.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            metadata.client_id = ""
+            pos += 1
         else:
-            metadata.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                metadata.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                metadata.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            metadata.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            metadata.client_host = ""
+            pos += 1
         else:
-            metadata.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                metadata.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                metadata.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "rebalance_timeout, session_timeout"
         metadata.rebalance_timeout, metadata.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
         pos += 8
@@ -537,8 +560,8 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
             for members_index in range(members_n):
@@ -637,8 +660,8 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
             for members_index in range(members_n):
@@ -738,8 +761,8 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
             for members_index in range(members_n):
@@ -841,8 +864,8 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberMetadata] = []
             for members_index in range(members_n):
@@ -930,96 +953,143 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     size = len(buf)
     try:
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            value.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            value.protocol_type = ""
+            pos += 1
         else:
-            value.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                value.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                value.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation"
         (value.generation,) = _unpack_GroupMetadataValue_generation(buf, pos)
         pos += 4
         field = "protocol"
-        protocol_end = pos + buf[pos]
-        if pos < protocol_end < pos + 0x80 and protocol_end <= size:  # the usual case: a short string
-            value.protocol = buf[pos + 1:protocol_end].decode()
-            pos = protocol_end
+        protocol_n = buf[pos]  # the length + 1
+        if protocol_n == 1:  # the empty string
+            value.protocol = ""
+            pos += 1
+        elif protocol_n == 0:  # null
+            value.protocol = None
+            pos += 1
         else:
-            value.protocol, pos = _w.read_compact_string(buf, pos)
+            protocol_end = pos + protocol_n
+            if 0 < protocol_n < 0x80 and protocol_end <= size:  # the usual case: a short string
+                value.protocol = buf[pos + 1:protocol_end].decode()
+                pos = protocol_end
+            else:
+                value.protocol, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
-            value.leader = buf[pos + 1:leader_end].decode()
-            pos = leader_end
+        leader_n = buf[pos]  # the length + 1
+        if leader_n == 1:  # the empty string
+            value.leader = ""
+            pos += 1
+        elif leader_n == 0:  # null
+            value.leader = None
+            pos += 1
         else:
-            value.leader, pos = _w.read_compact_string(buf, pos)
+            leader_end = pos + leader_n
+            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
+                value.leader = buf[pos + 1:leader_end].decode()
+                pos = leader_end
+            else:
+                value.leader, pos = _w.read_compact_string(buf, pos)
         field = "current_state_timestamp"
         (value.current_state_timestamp,) = _unpack_GroupMetadataValue_current_state_timestamp(buf, pos)
         pos += 8
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[MemberMetadata] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberMetadata)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "client_id"
-                    client_id_end = pos + buf[pos]
-                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                        members_item.client_id = buf[pos + 1:client_id_end].decode()
-                        pos = client_id_end
-                    else:
-                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "client_host"
-                    client_host_end = pos + buf[pos]
-                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                        members_item.client_host = buf[pos + 1:client_host_end].decode()
-                        pos = client_host_end
-                    else:
-                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "rebalance_timeout, session_timeout"
-                    members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
-                    pos += 8
-                    field = "subscription"
-                    members_item.subscription, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "assignment"
-                    members_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            value.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[MemberMetadata] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(MemberMetadata)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "client_id"
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
+                        else:
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "client_host"
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
+                        else:
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "rebalance_timeout, session_timeout"
+                        members_item.rebalance_timeout, members_item.session_timeout = _unpack_MemberMetadata_rebalance_timeout_session_timeout(buf, pos)
+                        pos += 8
+                        field = "subscription"
+                        members_item.subscription, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "assignment"
+                        members_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                value.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -206,12 +206,17 @@ def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroup
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            protocol.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            protocol.name = ""
+            pos += 1
         else:
-            protocol.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                protocol.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                protocol.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "metadata"
         protocol.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -285,8 +290,8 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -381,8 +386,8 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -478,8 +483,8 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif protocols_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -562,74 +567,105 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "session_timeout_ms, rebalance_timeout_ms"
         request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
         pos += 8
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            request.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            request.group_instance_id = None
+            pos += 1
         else:
-            request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            request.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            request.protocol_type = ""
+            pos += 1
         else:
-            request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                request.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
         protocols_n = buf[pos] - 1
-        if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if protocols_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            protocols_n, pos = _w.read_count(buf, pos, True)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for protocols_index in range(protocols_n):
-                try:
-                    protocols_item = blank_instance(JoinGroupRequestProtocol)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        protocols_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "metadata"
-                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        protocols_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "protocols[]", protocols_index
-                    raise failure from None
-                protocols_items.append(protocols_item)
-            field, index = "protocols[]", protocols_index  # as the last call would have left them
-            request.protocols = protocols_items
+            if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                protocols_n, pos = _w.read_count(buf, pos, True)
+            if protocols_n < 0:
+                raise DecodeError("non-nullable field protocols was null", offset=pos)
+            elif protocols_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
+                for protocols_index in range(protocols_n):
+                    try:
+                        protocols_item = blank_instance(JoinGroupRequestProtocol)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            protocols_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                protocols_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "metadata"
+                        protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            protocols_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "protocols[]", protocols_index
+                        raise failure from None
+                    protocols_items.append(protocols_item)
+                field, index = "protocols[]", protocols_index  # as the last call would have left them
+                request.protocols = protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -725,81 +761,120 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "session_timeout_ms, rebalance_timeout_ms"
         request.session_timeout_ms, request.rebalance_timeout_ms = _unpack_JoinGroupRequest_session_timeout_ms_rebalance_timeout_ms(buf, pos)
         pos += 8
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            request.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            request.group_instance_id = None
+            pos += 1
         else:
-            request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            request.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            request.protocol_type = ""
+            pos += 1
         else:
-            request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                request.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                request.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocols[]"
         index = -1  # no element yet: an error in the count names the array itself
         protocols_n = buf[pos] - 1
-        if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
+        if protocols_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                protocols_n, pos = _w.read_count(buf, pos, True)
+            if protocols_n < 0:
+                raise DecodeError("non-nullable field protocols was null", offset=pos)
+            elif protocols_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
+                for protocols_index in range(protocols_n):
+                    try:
+                        protocols_item = blank_instance(JoinGroupRequestProtocol)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            protocols_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                protocols_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "metadata"
+                        protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            protocols_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "protocols[]", protocols_index
+                        raise failure from None
+                    protocols_items.append(protocols_item)
+                field, index = "protocols[]", protocols_index  # as the last call would have left them
+                request.protocols = protocols_items
+        field = "reason"
+        reason_n = buf[pos]  # the length + 1
+        if reason_n == 1:  # the empty string
+            request.reason = ""
+            pos += 1
+        elif reason_n == 0:  # null
+            request.reason = None
             pos += 1
         else:
-            protocols_n, pos = _w.read_count(buf, pos, True)
-        if protocols_n < 0:
-            raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for protocols_index in range(protocols_n):
-                try:
-                    protocols_item = blank_instance(JoinGroupRequestProtocol)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        protocols_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "metadata"
-                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        protocols_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "protocols[]", protocols_index
-                    raise failure from None
-                protocols_items.append(protocols_item)
-            field, index = "protocols[]", protocols_index  # as the last call would have left them
-            request.protocols = protocols_items
-        field = "reason"
-        reason_end = pos + buf[pos]
-        if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
-            request.reason = buf[pos + 1:reason_end].decode()
-            pos = reason_end
-        else:
-            request.reason, pos = _w.read_compact_string(buf, pos)
+            reason_end = pos + reason_n
+            if 0 < reason_n < 0x80 and reason_end <= size:  # the usual case: a short string
+                request.reason = buf[pos + 1:reason_end].decode()
+                pos = reason_end
+            else:
+                request.reason, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -268,19 +268,32 @@ def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupR
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            member.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            member.group_instance_id = None
+            pos += 1
         else:
-            member.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                member.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                member.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "metadata"
         member.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -357,8 +370,8 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
             for members_index in range(members_n):
@@ -454,8 +467,8 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
             for members_index in range(members_n):
@@ -551,8 +564,8 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[JoinGroupResponseMember] = []
             for members_index in range(members_n):
@@ -640,71 +653,102 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_name"
-        protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
-            response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-            pos = protocol_name_end
+        protocol_name_n = buf[pos]  # the length + 1
+        if protocol_name_n == 1:  # the empty string
+            response.protocol_name = ""
+            pos += 1
         else:
-            response.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_name_end = pos + protocol_name_n
+            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
+                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
+                pos = protocol_name_end
+            else:
+                response.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "leader"
-        leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
-            response.leader = buf[pos + 1:leader_end].decode()
-            pos = leader_end
+        leader_n = buf[pos]  # the length + 1
+        if leader_n == 1:  # the empty string
+            response.leader = ""
+            pos += 1
         else:
-            response.leader, pos = _w.read_compact_string_nn(buf, pos)
+            leader_end = pos + leader_n
+            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
+                response.leader = buf[pos + 1:leader_end].decode()
+                pos = leader_end
+            else:
+                response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[JoinGroupResponseMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(JoinGroupResponseMember)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "metadata"
+                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -803,78 +847,120 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            response.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            response.protocol_type = ""
+            pos += 1
+        elif protocol_type_n == 0:  # null
+            response.protocol_type = None
+            pos += 1
         else:
-            response.protocol_type, pos = _w.read_compact_string(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                response.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                response.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
-            response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-            pos = protocol_name_end
+        protocol_name_n = buf[pos]  # the length + 1
+        if protocol_name_n == 1:  # the empty string
+            response.protocol_name = ""
+            pos += 1
+        elif protocol_name_n == 0:  # null
+            response.protocol_name = None
+            pos += 1
         else:
-            response.protocol_name, pos = _w.read_compact_string(buf, pos)
+            protocol_name_end = pos + protocol_name_n
+            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
+                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
+                pos = protocol_name_end
+            else:
+                response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
-            response.leader = buf[pos + 1:leader_end].decode()
-            pos = leader_end
+        leader_n = buf[pos]  # the length + 1
+        if leader_n == 1:  # the empty string
+            response.leader = ""
+            pos += 1
         else:
-            response.leader, pos = _w.read_compact_string_nn(buf, pos)
+            leader_end = pos + leader_n
+            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
+                response.leader = buf[pos + 1:leader_end].decode()
+                pos = leader_end
+            else:
+                response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[JoinGroupResponseMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(JoinGroupResponseMember)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "metadata"
+                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -968,81 +1054,123 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         response.throttle_time_ms, response.error_code, response.generation_id = _unpack_JoinGroupResponse_throttle_time_ms_to_generation_id(buf, pos)
         pos += 10
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            response.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            response.protocol_type = ""
+            pos += 1
+        elif protocol_type_n == 0:  # null
+            response.protocol_type = None
+            pos += 1
         else:
-            response.protocol_type, pos = _w.read_compact_string(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                response.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                response.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
-            response.protocol_name = buf[pos + 1:protocol_name_end].decode()
-            pos = protocol_name_end
+        protocol_name_n = buf[pos]  # the length + 1
+        if protocol_name_n == 1:  # the empty string
+            response.protocol_name = ""
+            pos += 1
+        elif protocol_name_n == 0:  # null
+            response.protocol_name = None
+            pos += 1
         else:
-            response.protocol_name, pos = _w.read_compact_string(buf, pos)
+            protocol_name_end = pos + protocol_name_n
+            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
+                response.protocol_name = buf[pos + 1:protocol_name_end].decode()
+                pos = protocol_name_end
+            else:
+                response.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "leader"
-        leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
-            response.leader = buf[pos + 1:leader_end].decode()
-            pos = leader_end
+        leader_n = buf[pos]  # the length + 1
+        if leader_n == 1:  # the empty string
+            response.leader = ""
+            pos += 1
         else:
-            response.leader, pos = _w.read_compact_string_nn(buf, pos)
+            leader_end = pos + leader_n
+            if 0 < leader_n < 0x80 and leader_end <= size:  # the usual case: a short string
+                response.leader = buf[pos + 1:leader_end].decode()
+                pos = leader_end
+            else:
+                response.leader, pos = _w.read_compact_string_nn(buf, pos)
         field = "skip_assignment"
         (response.skip_assignment,) = _unpack_JoinGroupResponse_skip_assignment(buf, pos)
         pos += 1
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[JoinGroupResponseMember] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(JoinGroupResponseMember)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "metadata"
-                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[JoinGroupResponseMember] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(JoinGroupResponseMember)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "metadata"
+                        members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -739,59 +739,67 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         pos += 16
         field = "isr"
         isr_n = buf[pos] - 1
-        isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = isr_end
+        if isr_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            isr_n, pos = _w.read_count(buf, pos, True)
-            if isr_n < 0:
-                raise DecodeError("non-nullable field isr was null", offset=pos)
+            isr_end = pos + 1 + isr_n * 4
+            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = isr_end
             else:
-                state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                isr_n, pos = _w.read_count(buf, pos, True)
+                if isr_n < 0:
+                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                else:
+                    state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "partition_epoch"
         (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
         pos += 4
         field = "replicas"
         replicas_n = buf[pos] - 1
-        replicas_end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = replicas_end
+        if replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            replicas_n, pos = _w.read_count(buf, pos, True)
-            if replicas_n < 0:
-                raise DecodeError("non-nullable field replicas was null", offset=pos)
+            replicas_end = pos + 1 + replicas_n * 4
+            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = replicas_end
             else:
-                state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                replicas_n, pos = _w.read_count(buf, pos, True)
+                if replicas_n < 0:
+                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                else:
+                    state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
-        adding_replicas_end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = adding_replicas_end
+        if adding_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            adding_replicas_n, pos = _w.read_count(buf, pos, True)
-            if adding_replicas_n < 0:
-                raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = adding_replicas_end
             else:
-                state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                if adding_replicas_n < 0:
+                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                else:
+                    state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
-        removing_replicas_end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = removing_replicas_end
+        if removing_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            removing_replicas_n, pos = _w.read_count(buf, pos, True)
-            if removing_replicas_n < 0:
-                raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = removing_replicas_end
             else:
-                state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                if removing_replicas_n < 0:
+                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                else:
+                    state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         field = "is_new"
         (state.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
         pos += 1
@@ -913,59 +921,67 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         pos += 16
         field = "isr"
         isr_n = buf[pos] - 1
-        isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = isr_end
+        if isr_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            isr_n, pos = _w.read_count(buf, pos, True)
-            if isr_n < 0:
-                raise DecodeError("non-nullable field isr was null", offset=pos)
+            isr_end = pos + 1 + isr_n * 4
+            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = isr_end
             else:
-                state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                isr_n, pos = _w.read_count(buf, pos, True)
+                if isr_n < 0:
+                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                else:
+                    state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "partition_epoch"
         (state.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
         pos += 4
         field = "replicas"
         replicas_n = buf[pos] - 1
-        replicas_end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = replicas_end
+        if replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            replicas_n, pos = _w.read_count(buf, pos, True)
-            if replicas_n < 0:
-                raise DecodeError("non-nullable field replicas was null", offset=pos)
+            replicas_end = pos + 1 + replicas_n * 4
+            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = replicas_end
             else:
-                state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                replicas_n, pos = _w.read_count(buf, pos, True)
+                if replicas_n < 0:
+                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                else:
+                    state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
-        adding_replicas_end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = adding_replicas_end
+        if adding_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            adding_replicas_n, pos = _w.read_count(buf, pos, True)
-            if adding_replicas_n < 0:
-                raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = adding_replicas_end
             else:
-                state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                if adding_replicas_n < 0:
+                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                else:
+                    state.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
-        removing_replicas_end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = removing_replicas_end
+        if removing_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            removing_replicas_n, pos = _w.read_count(buf, pos, True)
-            if removing_replicas_n < 0:
-                raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = removing_replicas_end
             else:
-                state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                if removing_replicas_n < 0:
+                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                else:
+                    state.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         field = "is_new, leader_recovery_state"
         state.is_new, state.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
         pos += 2
@@ -1086,8 +1102,8 @@ def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1179,8 +1195,8 @@ def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1279,104 +1295,120 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
-        if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                    partition_states_item.topic_name = ''
-                    partition_states_item.leader_recovery_state = 0
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_states_n, pos = _w.read_count(buf, pos, True)
+            if partition_states_n < 0:
+                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_states_items: list[LeaderAndIsrPartitionState] = []
+                for partition_states_index in range(partition_states_n):
+                    try:
+                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                        partition_states_item.topic_name = ''
+                        partition_states_item.leader_recovery_state = 0
+                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
-                    else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "partition_epoch"
+                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                        pos += 4
+                        field = "replicas"
+                        replicas_n = buf[pos] - 1
+                        if replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "adding_replicas"
-                    adding_replicas_n = buf[pos] - 1
-                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = adding_replicas_end
-                    else:
-                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if adding_replicas_n < 0:
-                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                            replicas_end = pos + 1 + replicas_n * 4
+                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replicas_end
+                            else:
+                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                        field = "adding_replicas"
+                        adding_replicas_n = buf[pos] - 1
+                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                    field = "removing_replicas"
-                    removing_replicas_n = buf[pos] - 1
-                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = removing_replicas_end
-                    else:
-                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if removing_replicas_n < 0:
-                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = adding_replicas_end
+                            else:
+                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if adding_replicas_n < 0:
+                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                        field = "removing_replicas"
+                        removing_replicas_n = buf[pos] - 1
+                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                    field = "is_new"
-                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                    pos += 1
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = removing_replicas_end
+                            else:
+                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if removing_replicas_n < 0:
+                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                        field = "is_new"
+                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
                         pos += 1
-                        partition_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
-                partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-            state.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_states[]", partition_states_index
+                        raise failure from None
+                    partition_states_items.append(partition_states_item)
+                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1447,106 +1479,122 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
-        if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                    partition_states_item.topic_name = ''
-                    partition_states_item.leader_recovery_state = 0
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_states_n, pos = _w.read_count(buf, pos, True)
+            if partition_states_n < 0:
+                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_states_items: list[LeaderAndIsrPartitionState] = []
+                for partition_states_index in range(partition_states_n):
+                    try:
+                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                        partition_states_item.topic_name = ''
+                        partition_states_item.leader_recovery_state = 0
+                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
-                    else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "partition_epoch"
+                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                        pos += 4
+                        field = "replicas"
+                        replicas_n = buf[pos] - 1
+                        if replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "adding_replicas"
-                    adding_replicas_n = buf[pos] - 1
-                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = adding_replicas_end
-                    else:
-                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if adding_replicas_n < 0:
-                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                            replicas_end = pos + 1 + replicas_n * 4
+                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replicas_end
+                            else:
+                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                        field = "adding_replicas"
+                        adding_replicas_n = buf[pos] - 1
+                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                    field = "removing_replicas"
-                    removing_replicas_n = buf[pos] - 1
-                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = removing_replicas_end
-                    else:
-                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if removing_replicas_n < 0:
-                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = adding_replicas_end
+                            else:
+                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if adding_replicas_n < 0:
+                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                        field = "removing_replicas"
+                        removing_replicas_n = buf[pos] - 1
+                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                    field = "is_new"
-                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
-                    pos += 1
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = removing_replicas_end
+                            else:
+                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if removing_replicas_n < 0:
+                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                        field = "is_new"
+                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
                         pos += 1
-                        partition_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
-                partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-            state.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_states[]", partition_states_index
+                        raise failure from None
+                    partition_states_items.append(partition_states_item)
+                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1620,105 +1668,121 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
-        if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                    partition_states_item.topic_name = ''
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_states_n, pos = _w.read_count(buf, pos, True)
+            if partition_states_n < 0:
+                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_states_items: list[LeaderAndIsrPartitionState] = []
+                for partition_states_index in range(partition_states_n):
+                    try:
+                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                        partition_states_item.topic_name = ''
+                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "partition_epoch"
-                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
-                    else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "partition_epoch"
+                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                        pos += 4
+                        field = "replicas"
+                        replicas_n = buf[pos] - 1
+                        if replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "adding_replicas"
-                    adding_replicas_n = buf[pos] - 1
-                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = adding_replicas_end
-                    else:
-                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if adding_replicas_n < 0:
-                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                            replicas_end = pos + 1 + replicas_n * 4
+                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replicas_end
+                            else:
+                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                        field = "adding_replicas"
+                        adding_replicas_n = buf[pos] - 1
+                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                    field = "removing_replicas"
-                    removing_replicas_n = buf[pos] - 1
-                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = removing_replicas_end
-                    else:
-                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if removing_replicas_n < 0:
-                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = adding_replicas_end
+                            else:
+                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if adding_replicas_n < 0:
+                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                        field = "removing_replicas"
+                        removing_replicas_n = buf[pos] - 1
+                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                    field = "is_new, leader_recovery_state"
-                    partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
-                partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-            state.partition_states = partition_states_items
+                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = removing_replicas_end
+                            else:
+                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if removing_replicas_n < 0:
+                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                        field = "is_new, leader_recovery_state"
+                        partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_states[]", partition_states_index
+                        raise failure from None
+                    partition_states_items.append(partition_states_item)
+                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1839,12 +1903,17 @@ def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
         (leader.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
         pos += 4
         field = "host_name"
-        host_name_end = pos + buf[pos]
-        if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-            leader.host_name = buf[pos + 1:host_name_end].decode()
-            pos = host_name_end
+        host_name_n = buf[pos]  # the length + 1
+        if host_name_n == 1:  # the empty string
+            leader.host_name = ""
+            pos += 1
         else:
-            leader.host_name, pos = _w.read_compact_string_nn(buf, pos)
+            host_name_end = pos + host_name_n
+            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                leader.host_name = buf[pos + 1:host_name_end].decode()
+                pos = host_name_end
+            else:
+                leader.host_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (leader.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
         pos += 4
@@ -1912,8 +1981,8 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -1954,8 +2023,8 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2053,8 +2122,8 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2097,8 +2166,8 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2195,8 +2264,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2210,8 +2279,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                     partition_states_n, pos = _w.read_count(buf, pos, False)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2261,8 +2330,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2359,8 +2428,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2374,8 +2443,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                     partition_states_n, pos = _w.read_count(buf, pos, False)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2437,8 +2506,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2534,174 +2603,201 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                    topic_states_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[LeaderAndIsrPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                partition_states_item.topic_name = ''
-                                partition_states_item.leader_recovery_state = 0
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "adding_replicas"
-                                adding_replicas_n = buf[pos] - 1
-                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = adding_replicas_end
-                                else:
-                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if adding_replicas_n < 0:
-                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                field = "removing_replicas"
-                                removing_replicas_n = buf[pos] - 1
-                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = removing_replicas_end
-                                else:
-                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if removing_replicas_n < 0:
-                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                field = "is_new"
-                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[LeaderAndIsrTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                        topic_states_item.topic_id = _ZERO_UUID
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
                                 pos += 1
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_states_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[LeaderAndIsrPartitionState] = []
+                                for partition_states_index in range(partition_states_n):
+                                    try:
+                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                        partition_states_item.topic_name = ''
+                                        partition_states_item.leader_recovery_state = 0
+                                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "partition_epoch"
+                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "adding_replicas"
+                                        adding_replicas_n = buf[pos] - 1
+                                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = adding_replicas_end
+                                            else:
+                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if adding_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                        field = "removing_replicas"
+                                        removing_replicas_n = buf[pos] - 1
+                                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = removing_replicas_end
+                                            else:
+                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if removing_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                        field = "is_new"
+                                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                        pos += 1
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_states_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_states[]", partition_states_index
+                                        raise failure from None
+                                    partition_states_items.append(partition_states_item)
+                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n = buf[pos] - 1
-        if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if live_leaders_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    host_name_end = pos + buf[pos]
-                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                        pos = host_name_end
-                    else:
-                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        live_leaders_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
-                live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-            request.live_leaders = live_leaders_items
+            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                live_leaders_n, pos = _w.read_count(buf, pos, True)
+            if live_leaders_n < 0:
+                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+                for live_leaders_index in range(live_leaders_n):
+                    try:
+                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                        field = "broker_id"
+                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                        pos += 4
+                        field = "host_name"
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
+                        else:
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            live_leaders_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "live_leaders[]", live_leaders_index
+                        raise failure from None
+                    live_leaders_items.append(live_leaders_item)
+                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
+                request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2795,175 +2891,202 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[LeaderAndIsrPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                partition_states_item.topic_name = ''
-                                partition_states_item.leader_recovery_state = 0
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "adding_replicas"
-                                adding_replicas_n = buf[pos] - 1
-                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = adding_replicas_end
-                                else:
-                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if adding_replicas_n < 0:
-                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                field = "removing_replicas"
-                                removing_replicas_n = buf[pos] - 1
-                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = removing_replicas_end
-                                else:
-                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if removing_replicas_n < 0:
-                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                field = "is_new"
-                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[LeaderAndIsrTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
                                 pos += 1
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_states_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[LeaderAndIsrPartitionState] = []
+                                for partition_states_index in range(partition_states_n):
+                                    try:
+                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                        partition_states_item.topic_name = ''
+                                        partition_states_item.leader_recovery_state = 0
+                                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "partition_epoch"
+                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "adding_replicas"
+                                        adding_replicas_n = buf[pos] - 1
+                                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = adding_replicas_end
+                                            else:
+                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if adding_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                        field = "removing_replicas"
+                                        removing_replicas_n = buf[pos] - 1
+                                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = removing_replicas_end
+                                            else:
+                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if removing_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                        field = "is_new"
+                                        (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                        pos += 1
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_states_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_states[]", partition_states_index
+                                        raise failure from None
+                                    partition_states_items.append(partition_states_item)
+                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n = buf[pos] - 1
-        if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if live_leaders_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    host_name_end = pos + buf[pos]
-                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                        pos = host_name_end
-                    else:
-                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        live_leaders_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
-                live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-            request.live_leaders = live_leaders_items
+            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                live_leaders_n, pos = _w.read_count(buf, pos, True)
+            if live_leaders_n < 0:
+                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+                for live_leaders_index in range(live_leaders_n):
+                    try:
+                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                        field = "broker_id"
+                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                        pos += 4
+                        field = "host_name"
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
+                        else:
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            live_leaders_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "live_leaders[]", live_leaders_index
+                        raise failure from None
+                    live_leaders_items.append(live_leaders_item)
+                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
+                request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3055,174 +3178,201 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[LeaderAndIsrPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                partition_states_item.topic_name = ''
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "adding_replicas"
-                                adding_replicas_n = buf[pos] - 1
-                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = adding_replicas_end
-                                else:
-                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if adding_replicas_n < 0:
-                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                field = "removing_replicas"
-                                removing_replicas_n = buf[pos] - 1
-                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = removing_replicas_end
-                                else:
-                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if removing_replicas_n < 0:
-                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                field = "is_new, leader_recovery_state"
-                                partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_states_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[LeaderAndIsrTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[LeaderAndIsrPartitionState] = []
+                                for partition_states_index in range(partition_states_n):
+                                    try:
+                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                        partition_states_item.topic_name = ''
+                                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "partition_epoch"
+                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "adding_replicas"
+                                        adding_replicas_n = buf[pos] - 1
+                                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = adding_replicas_end
+                                            else:
+                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if adding_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                        field = "removing_replicas"
+                                        removing_replicas_n = buf[pos] - 1
+                                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = removing_replicas_end
+                                            else:
+                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if removing_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                        field = "is_new, leader_recovery_state"
+                                        partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_states_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_states[]", partition_states_index
+                                        raise failure from None
+                                    partition_states_items.append(partition_states_item)
+                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n = buf[pos] - 1
-        if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if live_leaders_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    host_name_end = pos + buf[pos]
-                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                        pos = host_name_end
-                    else:
-                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        live_leaders_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
-                live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-            request.live_leaders = live_leaders_items
+            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                live_leaders_n, pos = _w.read_count(buf, pos, True)
+            if live_leaders_n < 0:
+                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+                for live_leaders_index in range(live_leaders_n):
+                    try:
+                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                        field = "broker_id"
+                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                        pos += 4
+                        field = "host_name"
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
+                        else:
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            live_leaders_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "live_leaders[]", live_leaders_index
+                        raise failure from None
+                    live_leaders_items.append(live_leaders_item)
+                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
+                request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3313,174 +3463,201 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[LeaderAndIsrTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[LeaderAndIsrPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
-                                partition_states_item.topic_name = ''
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "partition_epoch"
-                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "adding_replicas"
-                                adding_replicas_n = buf[pos] - 1
-                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = adding_replicas_end
-                                else:
-                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if adding_replicas_n < 0:
-                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                field = "removing_replicas"
-                                removing_replicas_n = buf[pos] - 1
-                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = removing_replicas_end
-                                else:
-                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if removing_replicas_n < 0:
-                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                field = "is_new, leader_recovery_state"
-                                partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_states_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[LeaderAndIsrTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[LeaderAndIsrPartitionState] = []
+                                for partition_states_index in range(partition_states_n):
+                                    try:
+                                        partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                        partition_states_item.topic_name = ''
+                                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "partition_epoch"
+                                        (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "adding_replicas"
+                                        adding_replicas_n = buf[pos] - 1
+                                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = adding_replicas_end
+                                            else:
+                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if adding_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                        field = "removing_replicas"
+                                        removing_replicas_n = buf[pos] - 1
+                                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = removing_replicas_end
+                                            else:
+                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if removing_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                        field = "is_new, leader_recovery_state"
+                                        partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_states_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_states[]", partition_states_index
+                                        raise failure from None
+                                    partition_states_items.append(partition_states_item)
+                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_leaders_n = buf[pos] - 1
-        if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if live_leaders_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            live_leaders_n, pos = _w.read_count(buf, pos, True)
-        if live_leaders_n < 0:
-            raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for live_leaders_index in range(live_leaders_n):
-                try:
-                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
-                    field = "broker_id"
-                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
-                    pos += 4
-                    field = "host_name"
-                    host_name_end = pos + buf[pos]
-                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
-                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
-                        pos = host_name_end
-                    else:
-                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        live_leaders_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_leaders[]", live_leaders_index
-                    raise failure from None
-                live_leaders_items.append(live_leaders_item)
-            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
-            request.live_leaders = live_leaders_items
+            if live_leaders_n < 0x7F and live_leaders_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                live_leaders_n, pos = _w.read_count(buf, pos, True)
+            if live_leaders_n < 0:
+                raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+            elif live_leaders_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                live_leaders_items: list[LeaderAndIsrLiveLeader] = []
+                for live_leaders_index in range(live_leaders_n):
+                    try:
+                        live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                        field = "broker_id"
+                        (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                        pos += 4
+                        field = "host_name"
+                        host_name_n = buf[pos]  # the length + 1
+                        if host_name_n == 1:  # the empty string
+                            live_leaders_item.host_name = ""
+                            pos += 1
+                        else:
+                            host_name_end = pos + host_name_n
+                            if 0 < host_name_n < 0x80 and host_name_end <= size:  # the usual case: a short string
+                                live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                                pos = host_name_end
+                            else:
+                                live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            live_leaders_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "live_leaders[]", live_leaders_index
+                        raise failure from None
+                    live_leaders_items.append(live_leaders_item)
+                field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
+                request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

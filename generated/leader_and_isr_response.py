@@ -228,12 +228,17 @@ def _read_LeaderAndIsrPartitionError_v4(buf: bytes, pos: int) -> tuple[LeaderAnd
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            leader_and_isr_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            leader_and_isr_partition_error.topic_name = ""
+            pos += 1
         else:
-            leader_and_isr_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                leader_and_isr_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                leader_and_isr_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index, error_code"
         leader_and_isr_partition_error.partition_index, leader_and_isr_partition_error.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
         pos += 6
@@ -339,36 +344,39 @@ def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
         field = "partition_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_errors_n = buf[pos] - 1
-        if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_errors_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_errors_n, pos = _w.read_count(buf, pos, True)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for partition_errors_index in range(partition_errors_n):
-                try:
-                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
-                    partition_errors_item.topic_name = ''
-                    field = "partition_index, error_code"
-                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-                    pos += 6
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_errors_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_errors[]", partition_errors_index
-                    raise failure from None
-                partition_errors_items.append(partition_errors_item)
-            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-            leader_and_isr_topic_error.partition_errors = partition_errors_items
+            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_errors_n, pos = _w.read_count(buf, pos, True)
+            if partition_errors_n < 0:
+                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+            elif partition_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_errors_items: list[LeaderAndIsrPartitionError] = []
+                for partition_errors_index in range(partition_errors_n):
+                    try:
+                        partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                        partition_errors_item.topic_name = ''
+                        field = "partition_index, error_code"
+                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                        pos += 6
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_errors_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_errors[]", partition_errors_index
+                        raise failure from None
+                    partition_errors_items.append(partition_errors_item)
+                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
+                leader_and_isr_topic_error.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -438,8 +446,8 @@ def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
         partition_errors_n, pos = _w.read_count(buf, pos, False)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
             for partition_errors_index in range(partition_errors_n):
@@ -511,42 +519,50 @@ def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRes
         field = "partition_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_errors_n = buf[pos] - 1
-        if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_errors_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_errors_n, pos = _w.read_count(buf, pos, True)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for partition_errors_index in range(partition_errors_n):
-                try:
-                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_index, error_code"
-                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-                    pos += 6
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_errors_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_errors[]", partition_errors_index
-                    raise failure from None
-                partition_errors_items.append(partition_errors_item)
-            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-            response.partition_errors = partition_errors_items
+            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_errors_n, pos = _w.read_count(buf, pos, True)
+            if partition_errors_n < 0:
+                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+            elif partition_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_errors_items: list[LeaderAndIsrPartitionError] = []
+                for partition_errors_index in range(partition_errors_n):
+                    try:
+                        partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            partition_errors_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_index, error_code"
+                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                        pos += 6
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_errors_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_errors[]", partition_errors_index
+                        raise failure from None
+                    partition_errors_items.append(partition_errors_item)
+                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
+                response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -616,67 +632,73 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(LeaderAndIsrTopicError)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_errors_n = buf[pos] - 1
-                    if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_errors_n, pos = _w.read_count(buf, pos, True)
-                    if partition_errors_n < 0:
-                        raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-                    elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_errors_items: list[LeaderAndIsrPartitionError] = []
-                        for partition_errors_index in range(partition_errors_n):
-                            try:
-                                partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
-                                partition_errors_item.topic_name = ''
-                                field = "partition_index, error_code"
-                                partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
-                                pos += 6
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_errors_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_errors[]", partition_errors_index
-                                raise failure from None
-                            partition_errors_items.append(partition_errors_item)
-                        field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-                        topics_item.partition_errors = partition_errors_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(LeaderAndIsrTopicError)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_errors[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_errors_n = buf[pos] - 1
+                        if partition_errors_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_errors_n, pos = _w.read_count(buf, pos, True)
+                            if partition_errors_n < 0:
+                                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+                            elif partition_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_errors_items: list[LeaderAndIsrPartitionError] = []
+                                for partition_errors_index in range(partition_errors_n):
+                                    try:
+                                        partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                                        partition_errors_item.topic_name = ''
+                                        field = "partition_index, error_code"
+                                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                                        pos += 6
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_errors_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_errors[]", partition_errors_index
+                                        raise failure from None
+                                    partition_errors_items.append(partition_errors_item)
+                                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
+                                topics_item.partition_errors = partition_errors_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -244,69 +244,75 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
         field = "voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         voters_n = buf[pos] - 1
-        if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            voters_n, pos = _w.read_count(buf, pos, True)
-        if voters_n < 0:
-            raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            voters_items: list[Voter] = []
-            for voters_index in range(voters_n):
-                try:
-                    voters_item = blank_instance(Voter)
-                    voters_item.voter_directory_id = _ZERO_UUID
-                    field = "voter_id"
-                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "voters[]", voters_index
-                    raise failure from None
-                voters_items.append(voters_item)
-            field, index = "voters[]", voters_index  # as the last call would have left them
-            message.voters = voters_items
+            if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                voters_n, pos = _w.read_count(buf, pos, True)
+            if voters_n < 0:
+                raise DecodeError("non-nullable field voters was null", offset=pos)
+            elif voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                voters_items: list[Voter] = []
+                for voters_index in range(voters_n):
+                    try:
+                        voters_item = blank_instance(Voter)
+                        voters_item.voter_directory_id = _ZERO_UUID
+                        field = "voter_id"
+                        (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "voters[]", voters_index
+                        raise failure from None
+                    voters_items.append(voters_item)
+                field, index = "voters[]", voters_index  # as the last call would have left them
+                message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         granting_voters_n = buf[pos] - 1
-        if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if granting_voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            granting_voters_n, pos = _w.read_count(buf, pos, True)
-        if granting_voters_n < 0:
-            raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-        elif granting_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            granting_voters_items: list[Voter] = []
-            for granting_voters_index in range(granting_voters_n):
-                try:
-                    granting_voters_item = blank_instance(Voter)
-                    granting_voters_item.voter_directory_id = _ZERO_UUID
-                    field = "voter_id"
-                    (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        granting_voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "granting_voters[]", granting_voters_index
-                    raise failure from None
-                granting_voters_items.append(granting_voters_item)
-            field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
-            message.granting_voters = granting_voters_items
+            if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                granting_voters_n, pos = _w.read_count(buf, pos, True)
+            if granting_voters_n < 0:
+                raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+            elif granting_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                granting_voters_items: list[Voter] = []
+                for granting_voters_index in range(granting_voters_n):
+                    try:
+                        granting_voters_item = blank_instance(Voter)
+                        granting_voters_item.voter_directory_id = _ZERO_UUID
+                        field = "voter_id"
+                        (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            granting_voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "granting_voters[]", granting_voters_index
+                        raise failure from None
+                    granting_voters_items.append(granting_voters_item)
+                field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
+                message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -393,71 +399,77 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
         field = "voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         voters_n = buf[pos] - 1
-        if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            voters_n, pos = _w.read_count(buf, pos, True)
-        if voters_n < 0:
-            raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            voters_items: list[Voter] = []
-            for voters_index in range(voters_n):
-                try:
-                    voters_item = blank_instance(Voter)
-                    field = "voter_id"
-                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                    pos += 4
-                    field = "voter_directory_id"
-                    voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "voters[]", voters_index
-                    raise failure from None
-                voters_items.append(voters_item)
-            field, index = "voters[]", voters_index  # as the last call would have left them
-            message.voters = voters_items
+            if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                voters_n, pos = _w.read_count(buf, pos, True)
+            if voters_n < 0:
+                raise DecodeError("non-nullable field voters was null", offset=pos)
+            elif voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                voters_items: list[Voter] = []
+                for voters_index in range(voters_n):
+                    try:
+                        voters_item = blank_instance(Voter)
+                        field = "voter_id"
+                        (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                        pos += 4
+                        field = "voter_directory_id"
+                        voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "voters[]", voters_index
+                        raise failure from None
+                    voters_items.append(voters_item)
+                field, index = "voters[]", voters_index  # as the last call would have left them
+                message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         granting_voters_n = buf[pos] - 1
-        if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if granting_voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            granting_voters_n, pos = _w.read_count(buf, pos, True)
-        if granting_voters_n < 0:
-            raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-        elif granting_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            granting_voters_items: list[Voter] = []
-            for granting_voters_index in range(granting_voters_n):
-                try:
-                    granting_voters_item = blank_instance(Voter)
-                    field = "voter_id"
-                    (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                    pos += 4
-                    field = "voter_directory_id"
-                    granting_voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        granting_voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "granting_voters[]", granting_voters_index
-                    raise failure from None
-                granting_voters_items.append(granting_voters_item)
-            field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
-            message.granting_voters = granting_voters_items
+            if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                granting_voters_n, pos = _w.read_count(buf, pos, True)
+            if granting_voters_n < 0:
+                raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+            elif granting_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                granting_voters_items: list[Voter] = []
+                for granting_voters_index in range(granting_voters_n):
+                    try:
+                        granting_voters_item = blank_instance(Voter)
+                        field = "voter_id"
+                        (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                        pos += 4
+                        field = "voter_directory_id"
+                        granting_voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            granting_voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "granting_voters[]", granting_voters_index
+                        raise failure from None
+                    granting_voters_items.append(granting_voters_item)
+                field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
+                message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -174,19 +174,32 @@ def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            identity.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            identity.member_id = ""
+            pos += 1
         else:
-            identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                identity.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            identity.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            identity.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            identity.group_instance_id = None
+            pos += 1
         else:
-            identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                identity.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -241,26 +254,47 @@ def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            identity.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            identity.member_id = ""
+            pos += 1
         else:
-            identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                identity.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                identity.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            identity.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            identity.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            identity.group_instance_id = None
+            pos += 1
         else:
-            identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                identity.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                identity.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "reason"
-        reason_end = pos + buf[pos]
-        if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
-            identity.reason = buf[pos + 1:reason_end].decode()
-            pos = reason_end
+        reason_n = buf[pos]  # the length + 1
+        if reason_n == 1:  # the empty string
+            identity.reason = ""
+            pos += 1
+        elif reason_n == 0:  # null
+            identity.reason = None
+            pos += 1
         else:
-            identity.reason, pos = _w.read_compact_string(buf, pos)
+            reason_end = pos + reason_n
+            if 0 < reason_n < 0x80 and reason_end <= size:  # the usual case: a short string
+                identity.reason = buf[pos + 1:reason_end].decode()
+                pos = reason_end
+            else:
+                identity.reason, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -367,8 +401,8 @@ def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberIdentity] = []
             for members_index in range(members_n):
@@ -439,56 +473,77 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[MemberIdentity] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberIdentity)
-                    members_item.reason = None
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            request.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[MemberIdentity] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(MemberIdentity)
+                        members_item.reason = None
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                request.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -562,62 +617,91 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[MemberIdentity] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberIdentity)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "reason"
-                    reason_end = pos + buf[pos]
-                    if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
-                        members_item.reason = buf[pos + 1:reason_end].decode()
-                        pos = reason_end
-                    else:
-                        members_item.reason, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            request.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[MemberIdentity] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(MemberIdentity)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "reason"
+                        reason_n = buf[pos]  # the length + 1
+                        if reason_n == 1:  # the empty string
+                            members_item.reason = ""
+                            pos += 1
+                        elif reason_n == 0:  # null
+                            members_item.reason = None
+                            pos += 1
+                        else:
+                            reason_end = pos + reason_n
+                            if 0 < reason_n < 0x80 and reason_end <= size:  # the usual case: a short string
+                                members_item.reason = buf[pos + 1:reason_end].decode()
+                                pos = reason_end
+                            else:
+                                members_item.reason, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                request.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

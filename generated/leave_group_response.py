@@ -187,19 +187,32 @@ def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            response.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            response.member_id = ""
+            pos += 1
         else:
-            response.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                response.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                response.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            response.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            response.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            response.group_instance_id = None
+            pos += 1
         else:
-            response.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                response.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                response.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "error_code"
         (response.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
         pos += 2
@@ -334,8 +347,8 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif members_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             members_items: list[MemberResponse] = []
             for members_index in range(members_n):
@@ -407,49 +420,65 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[MemberResponse] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(MemberResponse)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_instance_id"
-                    group_instance_id_end = pos + buf[pos]
-                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-                        pos = group_instance_id_end
-                    else:
-                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
-                    field = "error_code"
-                    (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            response.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[MemberResponse] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(MemberResponse)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_instance_id"
+                        group_instance_id_n = buf[pos]  # the length + 1
+                        if group_instance_id_n == 1:  # the empty string
+                            members_item.group_instance_id = ""
+                            pos += 1
+                        elif group_instance_id_n == 0:  # null
+                            members_item.group_instance_id = None
+                            pos += 1
+                        else:
+                            group_instance_id_end = pos + group_instance_id_n
+                            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                pos = group_instance_id_end
+                            else:
+                                members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                        field = "error_code"
+                        (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -118,17 +118,19 @@ def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfi
     try:
         field = "resource_types"
         resource_types_n = buf[pos] - 1
-        resource_types_end = pos + 1 + resource_types_n * 1
-        if 0 <= resource_types_n < 32 and resource_types_end <= size:  # the usual case: a short array
-            if resource_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                request.resource_types = [*_unpack_int8s[resource_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = resource_types_end
+        if resource_types_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            resource_types_n, pos = _w.read_count(buf, pos, True)
-            if resource_types_n < 0:
-                raise DecodeError("non-nullable field resource_types was null", offset=pos)
+            resource_types_end = pos + 1 + resource_types_n * 1
+            if 0 < resource_types_n < 32 and resource_types_end <= size:  # the usual case: a short array
+                request.resource_types = [*_unpack_int8s[resource_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = resource_types_end
             else:
-                request.resource_types, pos = _w.read_fixed_array(buf, pos, resource_types_n, "b", 1)
+                resource_types_n, pos = _w.read_count(buf, pos, True)
+                if resource_types_n < 0:
+                    raise DecodeError("non-nullable field resource_types was null", offset=pos)
+                else:
+                    request.resource_types, pos = _w.read_fixed_array(buf, pos, resource_types_n, "b", 1)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -137,12 +137,17 @@ def _read_ConfigResource_v0(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
     size = len(buf)
     try:
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            resource.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            resource.resource_name = ""
+            pos += 1
         else:
-            resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                resource.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -194,12 +199,17 @@ def _read_ConfigResource_v1(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
     size = len(buf)
     try:
         field = "resource_name"
-        resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-            resource.resource_name = buf[pos + 1:resource_name_end].decode()
-            pos = resource_name_end
+        resource_name_n = buf[pos]  # the length + 1
+        if resource_name_n == 1:  # the empty string
+            resource.resource_name = ""
+            pos += 1
         else:
-            resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+            resource_name_end = pos + resource_name_n
+            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                resource.resource_name = buf[pos + 1:resource_name_end].decode()
+                pos = resource_name_end
+            else:
+                resource.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "resource_type"
         (resource.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
         pos += 1
@@ -261,40 +271,48 @@ def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConf
         field = "config_resources[]"
         index = -1  # no element yet: an error in the count names the array itself
         config_resources_n = buf[pos] - 1
-        if config_resources_n < 0x7F and config_resources_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if config_resources_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            config_resources_n, pos = _w.read_count(buf, pos, True)
-        if config_resources_n < 0:
-            raise DecodeError("non-nullable field config_resources was null", offset=pos)
-        elif config_resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            config_resources_items: list[ConfigResource] = []
-            for config_resources_index in range(config_resources_n):
-                try:
-                    config_resources_item = blank_instance(ConfigResource)
-                    config_resources_item.resource_type = 16
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        config_resources_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "config_resources[]", config_resources_index
-                    raise failure from None
-                config_resources_items.append(config_resources_item)
-            field, index = "config_resources[]", config_resources_index  # as the last call would have left them
-            response.config_resources = config_resources_items
+            if config_resources_n < 0x7F and config_resources_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                config_resources_n, pos = _w.read_count(buf, pos, True)
+            if config_resources_n < 0:
+                raise DecodeError("non-nullable field config_resources was null", offset=pos)
+            elif config_resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                config_resources_items: list[ConfigResource] = []
+                for config_resources_index in range(config_resources_n):
+                    try:
+                        config_resources_item = blank_instance(ConfigResource)
+                        config_resources_item.resource_type = 16
+                        field = "resource_name"
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            config_resources_item.resource_name = ""
+                            pos += 1
+                        else:
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            config_resources_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "config_resources[]", config_resources_index
+                        raise failure from None
+                    config_resources_items.append(config_resources_item)
+                field, index = "config_resources[]", config_resources_index  # as the last call would have left them
+                response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -362,42 +380,50 @@ def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConf
         field = "config_resources[]"
         index = -1  # no element yet: an error in the count names the array itself
         config_resources_n = buf[pos] - 1
-        if config_resources_n < 0x7F and config_resources_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if config_resources_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            config_resources_n, pos = _w.read_count(buf, pos, True)
-        if config_resources_n < 0:
-            raise DecodeError("non-nullable field config_resources was null", offset=pos)
-        elif config_resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            config_resources_items: list[ConfigResource] = []
-            for config_resources_index in range(config_resources_n):
-                try:
-                    config_resources_item = blank_instance(ConfigResource)
-                    field = "resource_name"
-                    resource_name_end = pos + buf[pos]
-                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
-                        config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
-                        pos = resource_name_end
-                    else:
-                        config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "resource_type"
-                    (config_resources_item.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
-                    pos += 1
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
+            if config_resources_n < 0x7F and config_resources_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                config_resources_n, pos = _w.read_count(buf, pos, True)
+            if config_resources_n < 0:
+                raise DecodeError("non-nullable field config_resources was null", offset=pos)
+            elif config_resources_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                config_resources_items: list[ConfigResource] = []
+                for config_resources_index in range(config_resources_n):
+                    try:
+                        config_resources_item = blank_instance(ConfigResource)
+                        field = "resource_name"
+                        resource_name_n = buf[pos]  # the length + 1
+                        if resource_name_n == 1:  # the empty string
+                            config_resources_item.resource_name = ""
+                            pos += 1
+                        else:
+                            resource_name_end = pos + resource_name_n
+                            if 0 < resource_name_n < 0x80 and resource_name_end <= size:  # the usual case: a short string
+                                config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                                pos = resource_name_end
+                            else:
+                                config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "resource_type"
+                        (config_resources_item.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
                         pos += 1
-                        config_resources_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "config_resources[]", config_resources_index
-                    raise failure from None
-                config_resources_items.append(config_resources_item)
-            field, index = "config_resources[]", config_resources_index  # as the last call would have left them
-            response.config_resources = config_resources_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            config_resources_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "config_resources[]", config_resources_index
+                        raise failure from None
+                    config_resources_items.append(config_resources_item)
+                field, index = "config_resources[]", config_resources_index  # as the last call would have left them
+                response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -155,20 +155,23 @@ def _read_ListGroupsRequest_v4(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
         field = "states_filter"
         index = -1  # no element yet: an error in the count names the array itself
         states_filter_n = buf[pos] - 1
-        if states_filter_n < 0x7F and states_filter_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if states_filter_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            states_filter_n, pos = _w.read_count(buf, pos, True)
-        if states_filter_n < 0:
-            raise DecodeError("non-nullable field states_filter was null", offset=pos)
-        elif states_filter_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            states_filter_items: list[str] = []
-            for index in range(states_filter_n):
-                states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                states_filter_items.append(states_filter_item)
-            request.states_filter = states_filter_items
+            if states_filter_n < 0x7F and states_filter_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                states_filter_n, pos = _w.read_count(buf, pos, True)
+            if states_filter_n < 0:
+                raise DecodeError("non-nullable field states_filter was null", offset=pos)
+            elif states_filter_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                states_filter_items: list[str] = []
+                for index in range(states_filter_n):
+                    states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
+                    states_filter_items.append(states_filter_item)
+                request.states_filter = states_filter_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -237,37 +240,43 @@ def _read_ListGroupsRequest_v5(buf: bytes, pos: int) -> tuple[ListGroupsRequest,
         field = "states_filter"
         index = -1  # no element yet: an error in the count names the array itself
         states_filter_n = buf[pos] - 1
-        if states_filter_n < 0x7F and states_filter_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if states_filter_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            states_filter_n, pos = _w.read_count(buf, pos, True)
-        if states_filter_n < 0:
-            raise DecodeError("non-nullable field states_filter was null", offset=pos)
-        elif states_filter_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            states_filter_items: list[str] = []
-            for index in range(states_filter_n):
-                states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                states_filter_items.append(states_filter_item)
-            request.states_filter = states_filter_items
+            if states_filter_n < 0x7F and states_filter_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                states_filter_n, pos = _w.read_count(buf, pos, True)
+            if states_filter_n < 0:
+                raise DecodeError("non-nullable field states_filter was null", offset=pos)
+            elif states_filter_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                states_filter_items: list[str] = []
+                for index in range(states_filter_n):
+                    states_filter_item, pos = _w.read_compact_string_nn(buf, pos)
+                    states_filter_items.append(states_filter_item)
+                request.states_filter = states_filter_items
         field = "types_filter"
         index = -1  # no element yet: an error in the count names the array itself
         types_filter_n = buf[pos] - 1
-        if types_filter_n < 0x7F and types_filter_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if types_filter_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            types_filter_n, pos = _w.read_count(buf, pos, True)
-        if types_filter_n < 0:
-            raise DecodeError("non-nullable field types_filter was null", offset=pos)
-        elif types_filter_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            types_filter_items: list[str] = []
-            for index in range(types_filter_n):
-                types_filter_item, pos = _w.read_compact_string_nn(buf, pos)
-                types_filter_items.append(types_filter_item)
-            request.types_filter = types_filter_items
+            if types_filter_n < 0x7F and types_filter_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                types_filter_n, pos = _w.read_count(buf, pos, True)
+            if types_filter_n < 0:
+                raise DecodeError("non-nullable field types_filter was null", offset=pos)
+            elif types_filter_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                types_filter_items: list[str] = []
+                for index in range(types_filter_n):
+                    types_filter_item, pos = _w.read_compact_string_nn(buf, pos)
+                    types_filter_items.append(types_filter_item)
+                request.types_filter = types_filter_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

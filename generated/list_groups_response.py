@@ -191,19 +191,29 @@ def _read_ListedGroup_v3(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -266,26 +276,41 @@ def _read_ListedGroup_v4(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -357,33 +382,53 @@ def _read_ListedGroup_v5(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            group.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            group.protocol_type = ""
+            pos += 1
         else:
-            group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                group.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                group.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_type"
-        group_type_end = pos + buf[pos]
-        if pos < group_type_end < pos + 0x80 and group_type_end <= size:  # the usual case: a short string
-            group.group_type = buf[pos + 1:group_type_end].decode()
-            pos = group_type_end
+        group_type_n = buf[pos]  # the length + 1
+        if group_type_n == 1:  # the empty string
+            group.group_type = ""
+            pos += 1
         else:
-            group.group_type, pos = _w.read_compact_string_nn(buf, pos)
+            group_type_end = pos + group_type_n
+            if 0 < group_type_n < 0x80 and group_type_end <= size:  # the usual case: a short string
+                group.group_type = buf[pos + 1:group_type_end].decode()
+                pos = group_type_end
+            else:
+                group.group_type, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -472,8 +517,8 @@ def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsRespons
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[ListedGroup] = []
             for groups_index in range(groups_n):
@@ -545,8 +590,8 @@ def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsRespo
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif groups_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             groups_items: list[ListedGroup] = []
             for groups_index in range(groups_n):
@@ -617,48 +662,61 @@ def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsRespons
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[ListedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(ListedGroup)
-                    groups_item.group_state = ''
-                    groups_item.group_type = ''
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "protocol_type"
-                    protocol_type_end = pos + buf[pos]
-                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                        pos = protocol_type_end
-                    else:
-                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[ListedGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(ListedGroup)
+                        groups_item.group_state = ''
+                        groups_item.group_type = ''
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "protocol_type"
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
+                        else:
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -726,54 +784,72 @@ def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsRespons
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[ListedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(ListedGroup)
-                    groups_item.group_type = ''
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "protocol_type"
-                    protocol_type_end = pos + buf[pos]
-                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                        pos = protocol_type_end
-                    else:
-                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_state"
-                    group_state_end = pos + buf[pos]
-                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                        pos = group_state_end
-                    else:
-                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[ListedGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(ListedGroup)
+                        groups_item.group_type = ''
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "protocol_type"
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
+                        else:
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_state"
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
+                        else:
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -841,60 +917,83 @@ def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsRespons
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[ListedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(ListedGroup)
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "protocol_type"
-                    protocol_type_end = pos + buf[pos]
-                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
-                        pos = protocol_type_end
-                    else:
-                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_state"
-                    group_state_end = pos + buf[pos]
-                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                        pos = group_state_end
-                    else:
-                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_type"
-                    group_type_end = pos + buf[pos]
-                    if pos < group_type_end < pos + 0x80 and group_type_end <= size:  # the usual case: a short string
-                        groups_item.group_type = buf[pos + 1:group_type_end].decode()
-                        pos = group_type_end
-                    else:
-                        groups_item.group_type, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[ListedGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(ListedGroup)
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "protocol_type"
+                        protocol_type_n = buf[pos]  # the length + 1
+                        if protocol_type_n == 1:  # the empty string
+                            groups_item.protocol_type = ""
+                            pos += 1
+                        else:
+                            protocol_type_end = pos + protocol_type_n
+                            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                                groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                                pos = protocol_type_end
+                            else:
+                                groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_state"
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
+                        else:
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_type"
+                        group_type_n = buf[pos]  # the length + 1
+                        if group_type_n == 1:  # the empty string
+                            groups_item.group_type = ""
+                            pos += 1
+                        else:
+                            group_type_end = pos + group_type_n
+                            if 0 < group_type_n < 0x80 and group_type_end <= size:  # the usual case: a short string
+                                groups_item.group_type = buf[pos + 1:group_type_end].decode()
+                                pos = group_type_end
+                            else:
+                                groups_item.group_type, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -129,25 +129,32 @@ def _read_ListPartitionReassignmentsTopics_v0(buf: bytes, pos: int) -> tuple[Lis
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topics.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topics.name = ""
+            pos += 1
         else:
-            topics.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topics.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topics.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partition_indexes_end
+        if partition_indexes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partition_indexes_n, pos = _w.read_count(buf, pos, True)
-            if partition_indexes_n < 0:
-                raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partition_indexes_end
             else:
-                topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                if partition_indexes_n < 0:
+                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                else:
+                    topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -220,52 +227,63 @@ def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[Li
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+        if topics_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            request.topics = None
-        elif topics_n == 0:  # no element: no loop to set up
             request.topics = []
         else:
-            topics_items: list[ListPartitionReassignmentsTopics] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(ListPartitionReassignmentsTopics)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                request.topics = []
+            else:
+                topics_items: list[ListPartitionReassignmentsTopics] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(ListPartitionReassignmentsTopics)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -204,43 +204,49 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         pos += 4
         field = "replicas"
         replicas_n = buf[pos] - 1
-        replicas_end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                reassignment.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = replicas_end
+        if replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            replicas_n, pos = _w.read_count(buf, pos, True)
-            if replicas_n < 0:
-                raise DecodeError("non-nullable field replicas was null", offset=pos)
+            replicas_end = pos + 1 + replicas_n * 4
+            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                reassignment.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = replicas_end
             else:
-                reassignment.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                replicas_n, pos = _w.read_count(buf, pos, True)
+                if replicas_n < 0:
+                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                else:
+                    reassignment.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
-        adding_replicas_end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                reassignment.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = adding_replicas_end
+        if adding_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            adding_replicas_n, pos = _w.read_count(buf, pos, True)
-            if adding_replicas_n < 0:
-                raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                reassignment.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = adding_replicas_end
             else:
-                reassignment.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                if adding_replicas_n < 0:
+                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                else:
+                    reassignment.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
-        removing_replicas_end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                reassignment.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = removing_replicas_end
+        if removing_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            removing_replicas_n, pos = _w.read_count(buf, pos, True)
-            if removing_replicas_n < 0:
-                raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                reassignment.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = removing_replicas_end
             else:
-                reassignment.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                if removing_replicas_n < 0:
+                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                else:
+                    reassignment.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -332,83 +338,97 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            reassignment.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            reassignment.name = ""
+            pos += 1
         else:
-            reassignment.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                reassignment.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                reassignment.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[OngoingPartitionReassignment] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OngoingPartitionReassignment)
-                    field = "partition_index"
-                    (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
-                    else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[OngoingPartitionReassignment] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(OngoingPartitionReassignment)
+                        field = "partition_index"
+                        (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
+                        pos += 4
+                        field = "replicas"
+                        replicas_n = buf[pos] - 1
+                        if replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "adding_replicas"
-                    adding_replicas_n = buf[pos] - 1
-                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = adding_replicas_end
-                    else:
-                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if adding_replicas_n < 0:
-                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                            replicas_end = pos + 1 + replicas_n * 4
+                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replicas_end
+                            else:
+                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                        field = "adding_replicas"
+                        adding_replicas_n = buf[pos] - 1
+                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                    field = "removing_replicas"
-                    removing_replicas_n = buf[pos] - 1
-                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = removing_replicas_end
-                    else:
-                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if removing_replicas_n < 0:
-                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = adding_replicas_end
+                            else:
+                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if adding_replicas_n < 0:
+                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                        field = "removing_replicas"
+                        removing_replicas_n = buf[pos] - 1
+                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            reassignment.partitions = partitions_items
+                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = removing_replicas_end
+                            else:
+                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if removing_replicas_n < 0:
+                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                reassignment.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -482,119 +502,144 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
         response.throttle_time_ms, response.error_code = _unpack_ListPartitionReassignmentsResponse_throttle_time_ms_error_code(buf, pos)
         pos += 6
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
+            pos += 1
         else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OngoingTopicReassignment] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OngoingTopicReassignment)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[OngoingPartitionReassignment] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OngoingPartitionReassignment)
-                                field = "partition_index"
-                                (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "adding_replicas"
-                                adding_replicas_n = buf[pos] - 1
-                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = adding_replicas_end
-                                else:
-                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if adding_replicas_n < 0:
-                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
-                                field = "removing_replicas"
-                                removing_replicas_n = buf[pos] - 1
-                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = removing_replicas_end
-                                else:
-                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if removing_replicas_n < 0:
-                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OngoingTopicReassignment] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OngoingTopicReassignment)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[OngoingPartitionReassignment] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(OngoingPartitionReassignment)
+                                        field = "partition_index"
+                                        (partitions_item.partition_index,) = _unpack_OngoingPartitionReassignment_partition_index(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "adding_replicas"
+                                        adding_replicas_n = buf[pos] - 1
+                                        if adding_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                            if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = adding_replicas_end
+                                            else:
+                                                adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if adding_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                        field = "removing_replicas"
+                                        removing_replicas_n = buf[pos] - 1
+                                        if removing_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                            if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = removing_replicas_end
+                                            else:
+                                                removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if removing_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

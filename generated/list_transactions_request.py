@@ -99,33 +99,38 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
         field = "state_filters"
         index = -1  # no element yet: an error in the count names the array itself
         state_filters_n = buf[pos] - 1
-        if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if state_filters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            state_filters_n, pos = _w.read_count(buf, pos, True)
-        if state_filters_n < 0:
-            raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            state_filters_items: list[str] = []
-            for index in range(state_filters_n):
-                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                state_filters_items.append(state_filters_item)
-            request.state_filters = state_filters_items
+            if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                state_filters_n, pos = _w.read_count(buf, pos, True)
+            if state_filters_n < 0:
+                raise DecodeError("non-nullable field state_filters was null", offset=pos)
+            elif state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                state_filters_items: list[str] = []
+                for index in range(state_filters_n):
+                    state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                    state_filters_items.append(state_filters_item)
+                request.state_filters = state_filters_items
         field = "producer_id_filters"
         producer_id_filters_n = buf[pos] - 1
-        producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
-        if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = producer_id_filters_end
+        if producer_id_filters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-            if producer_id_filters_n < 0:
-                raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
+            producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
+            if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = producer_id_filters_end
             else:
-                request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
+                producer_id_filters_n, pos = _w.read_count(buf, pos, True)
+                if producer_id_filters_n < 0:
+                    raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
+                else:
+                    request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -213,33 +218,38 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
         field = "state_filters"
         index = -1  # no element yet: an error in the count names the array itself
         state_filters_n = buf[pos] - 1
-        if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if state_filters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            state_filters_n, pos = _w.read_count(buf, pos, True)
-        if state_filters_n < 0:
-            raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            state_filters_items: list[str] = []
-            for index in range(state_filters_n):
-                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                state_filters_items.append(state_filters_item)
-            request.state_filters = state_filters_items
+            if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                state_filters_n, pos = _w.read_count(buf, pos, True)
+            if state_filters_n < 0:
+                raise DecodeError("non-nullable field state_filters was null", offset=pos)
+            elif state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                state_filters_items: list[str] = []
+                for index in range(state_filters_n):
+                    state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                    state_filters_items.append(state_filters_item)
+                request.state_filters = state_filters_items
         field = "producer_id_filters"
         producer_id_filters_n = buf[pos] - 1
-        producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
-        if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = producer_id_filters_end
+        if producer_id_filters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-            if producer_id_filters_n < 0:
-                raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
+            producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
+            if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = producer_id_filters_end
             else:
-                request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
+                producer_id_filters_n, pos = _w.read_count(buf, pos, True)
+                if producer_id_filters_n < 0:
+                    raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
+                else:
+                    request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
         field = "duration_filter"
         (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
         pos += 8
@@ -329,43 +339,56 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
         field = "state_filters"
         index = -1  # no element yet: an error in the count names the array itself
         state_filters_n = buf[pos] - 1
-        if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if state_filters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            state_filters_n, pos = _w.read_count(buf, pos, True)
-        if state_filters_n < 0:
-            raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            state_filters_items: list[str] = []
-            for index in range(state_filters_n):
-                state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                state_filters_items.append(state_filters_item)
-            request.state_filters = state_filters_items
+            if state_filters_n < 0x7F and state_filters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                state_filters_n, pos = _w.read_count(buf, pos, True)
+            if state_filters_n < 0:
+                raise DecodeError("non-nullable field state_filters was null", offset=pos)
+            elif state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                state_filters_items: list[str] = []
+                for index in range(state_filters_n):
+                    state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                    state_filters_items.append(state_filters_item)
+                request.state_filters = state_filters_items
         field = "producer_id_filters"
         producer_id_filters_n = buf[pos] - 1
-        producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
-        if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = producer_id_filters_end
+        if producer_id_filters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            producer_id_filters_n, pos = _w.read_count(buf, pos, True)
-            if producer_id_filters_n < 0:
-                raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
+            producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
+            if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = producer_id_filters_end
             else:
-                request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
+                producer_id_filters_n, pos = _w.read_count(buf, pos, True)
+                if producer_id_filters_n < 0:
+                    raise DecodeError("non-nullable field producer_id_filters was null", offset=pos)
+                else:
+                    request.producer_id_filters, pos = _w.read_fixed_array(buf, pos, producer_id_filters_n, "q", 8)
         field = "duration_filter"
         (request.duration_filter,) = _unpack_ListTransactionsRequest_duration_filter(buf, pos)
         pos += 8
         field = "transactional_id_pattern"
-        transactional_id_pattern_end = pos + buf[pos]
-        if pos < transactional_id_pattern_end < pos + 0x80 and transactional_id_pattern_end <= size:  # the usual case: a short string
-            request.transactional_id_pattern = buf[pos + 1:transactional_id_pattern_end].decode()
-            pos = transactional_id_pattern_end
+        transactional_id_pattern_n = buf[pos]  # the length + 1
+        if transactional_id_pattern_n == 1:  # the empty string
+            request.transactional_id_pattern = ""
+            pos += 1
+        elif transactional_id_pattern_n == 0:  # null
+            request.transactional_id_pattern = None
+            pos += 1
         else:
-            request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
+            transactional_id_pattern_end = pos + transactional_id_pattern_n
+            if 0 < transactional_id_pattern_n < 0x80 and transactional_id_pattern_end <= size:  # the usual case: a short string
+                request.transactional_id_pattern = buf[pos + 1:transactional_id_pattern_end].decode()
+                pos = transactional_id_pattern_end
+            else:
+                request.transactional_id_pattern, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

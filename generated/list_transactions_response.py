@@ -146,22 +146,32 @@ def _read_TransactionState_v0_2(buf: bytes, pos: int) -> tuple[TransactionState,
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            state.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            state.transactional_id = ""
+            pos += 1
         else:
-            state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                state.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                state.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id"
         (state.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
         pos += 8
         field = "transaction_state"
-        transaction_state_end = pos + buf[pos]
-        if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-            state.transaction_state = buf[pos + 1:transaction_state_end].decode()
-            pos = transaction_state_end
+        transaction_state_n = buf[pos]  # the length + 1
+        if transaction_state_n == 1:  # the empty string
+            state.transaction_state = ""
+            pos += 1
         else:
-            state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+            transaction_state_end = pos + transaction_state_n
+            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                state.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                pos = transaction_state_end
+            else:
+                state.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -230,66 +240,82 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
         field = "unknown_state_filters"
         index = -1  # no element yet: an error in the count names the array itself
         unknown_state_filters_n = buf[pos] - 1
-        if unknown_state_filters_n < 0x7F and unknown_state_filters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if unknown_state_filters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
-        if unknown_state_filters_n < 0:
-            raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
-        elif unknown_state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            unknown_state_filters_items: list[str] = []
-            for index in range(unknown_state_filters_n):
-                unknown_state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
-                unknown_state_filters_items.append(unknown_state_filters_item)
-            response.unknown_state_filters = unknown_state_filters_items
+            if unknown_state_filters_n < 0x7F and unknown_state_filters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
+            if unknown_state_filters_n < 0:
+                raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
+            elif unknown_state_filters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                unknown_state_filters_items: list[str] = []
+                for index in range(unknown_state_filters_n):
+                    unknown_state_filters_item, pos = _w.read_compact_string_nn(buf, pos)
+                    unknown_state_filters_items.append(unknown_state_filters_item)
+                response.unknown_state_filters = unknown_state_filters_items
         field = "transaction_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         transaction_states_n = buf[pos] - 1
-        if transaction_states_n < 0x7F and transaction_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if transaction_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            transaction_states_n, pos = _w.read_count(buf, pos, True)
-        if transaction_states_n < 0:
-            raise DecodeError("non-nullable field transaction_states was null", offset=pos)
-        elif transaction_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            transaction_states_items: list[TransactionState] = []
-            for transaction_states_index in range(transaction_states_n):
-                try:
-                    transaction_states_item = blank_instance(TransactionState)
-                    field = "transactional_id"
-                    transactional_id_end = pos + buf[pos]
-                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-                        transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
-                        pos = transactional_id_end
-                    else:
-                        transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "producer_id"
-                    (transaction_states_item.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
-                    pos += 8
-                    field = "transaction_state"
-                    transaction_state_end = pos + buf[pos]
-                    if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
-                        transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
-                        pos = transaction_state_end
-                    else:
-                        transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        transaction_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "transaction_states[]", transaction_states_index
-                    raise failure from None
-                transaction_states_items.append(transaction_states_item)
-            field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
-            response.transaction_states = transaction_states_items
+            if transaction_states_n < 0x7F and transaction_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                transaction_states_n, pos = _w.read_count(buf, pos, True)
+            if transaction_states_n < 0:
+                raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+            elif transaction_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                transaction_states_items: list[TransactionState] = []
+                for transaction_states_index in range(transaction_states_n):
+                    try:
+                        transaction_states_item = blank_instance(TransactionState)
+                        field = "transactional_id"
+                        transactional_id_n = buf[pos]  # the length + 1
+                        if transactional_id_n == 1:  # the empty string
+                            transaction_states_item.transactional_id = ""
+                            pos += 1
+                        else:
+                            transactional_id_end = pos + transactional_id_n
+                            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                                transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                                pos = transactional_id_end
+                            else:
+                                transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "producer_id"
+                        (transaction_states_item.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
+                        pos += 8
+                        field = "transaction_state"
+                        transaction_state_n = buf[pos]  # the length + 1
+                        if transaction_state_n == 1:  # the empty string
+                            transaction_states_item.transaction_state = ""
+                            pos += 1
+                        else:
+                            transaction_state_end = pos + transaction_state_n
+                            if 0 < transaction_state_n < 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                                transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                                pos = transaction_state_end
+                            else:
+                                transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            transaction_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "transaction_states[]", transaction_states_index
+                        raise failure from None
+                    transaction_states_items.append(transaction_states_item)
+                field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
+                response.transaction_states = transaction_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -441,22 +441,35 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (broker.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            broker.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            broker.host = ""
+            pos += 1
         else:
-            broker.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                broker.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                broker.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (broker.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
+            pos += 1
         else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -769,43 +782,49 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         pos += 14
         field = "replica_nodes"
         replica_nodes_n = buf[pos] - 1
-        replica_nodes_end = pos + 1 + replica_nodes_n * 4
-        if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-            if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = replica_nodes_end
+        if replica_nodes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            replica_nodes_n, pos = _w.read_count(buf, pos, True)
-            if replica_nodes_n < 0:
-                raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = replica_nodes_end
             else:
-                partition.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                if replica_nodes_n < 0:
+                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                else:
+                    partition.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         field = "isr_nodes"
         isr_nodes_n = buf[pos] - 1
-        isr_nodes_end = pos + 1 + isr_nodes_n * 4
-        if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-            if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = isr_nodes_end
+        if isr_nodes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            isr_nodes_n, pos = _w.read_count(buf, pos, True)
-            if isr_nodes_n < 0:
-                raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = isr_nodes_end
             else:
-                partition.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                if isr_nodes_n < 0:
+                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                else:
+                    partition.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         field = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
-        offline_replicas_end = pos + 1 + offline_replicas_n * 4
-        if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = offline_replicas_end
+        if offline_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            offline_replicas_n, pos = _w.read_count(buf, pos, True)
-            if offline_replicas_n < 0:
-                raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = offline_replicas_end
             else:
-                partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                if offline_replicas_n < 0:
+                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                else:
+                    partition.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -908,8 +927,8 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1005,8 +1024,8 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1104,8 +1123,8 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1209,8 +1228,8 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1312,8 +1331,8 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1410,86 +1429,100 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "is_internal"
         (topic.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
         pos += 1
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n = buf[pos] - 1
-                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replica_nodes_end
-                    else:
-                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if replica_nodes_n < 0:
-                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[MetadataResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(MetadataResponsePartition)
+                        field = "error_code, partition_index, leader_id, leader_epoch"
+                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "replica_nodes"
+                        replica_nodes_n = buf[pos] - 1
+                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n = buf[pos] - 1
-                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_nodes_end
-                    else:
-                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if isr_nodes_n < 0:
-                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replica_nodes_end
+                            else:
+                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                        field = "isr_nodes"
+                        isr_nodes_n = buf[pos] - 1
+                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_nodes_end
+                            else:
+                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
@@ -1572,12 +1605,17 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "is_internal"
@@ -1586,74 +1624,83 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n = buf[pos] - 1
-                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replica_nodes_end
-                    else:
-                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if replica_nodes_n < 0:
-                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[MetadataResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(MetadataResponsePartition)
+                        field = "error_code, partition_index, leader_id, leader_epoch"
+                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "replica_nodes"
+                        replica_nodes_n = buf[pos] - 1
+                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n = buf[pos] - 1
-                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_nodes_end
-                    else:
-                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if isr_nodes_n < 0:
-                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replica_nodes_end
+                            else:
+                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                        field = "isr_nodes"
+                        isr_nodes_n = buf[pos] - 1
+                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_nodes_end
+                            else:
+                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
@@ -1739,12 +1786,20 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (topic.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
         pos += 2
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
+        elif name_n == 0:  # null
+            topic.name = None
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string(buf, pos)
         field = "topic_id"
         topic.topic_id, pos = _w.read_uuid(buf, pos)
         field = "is_internal"
@@ -1753,74 +1808,83 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[MetadataResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(MetadataResponsePartition)
-                    field = "error_code, partition_index, leader_id, leader_epoch"
-                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                    pos += 14
-                    field = "replica_nodes"
-                    replica_nodes_n = buf[pos] - 1
-                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replica_nodes_end
-                    else:
-                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if replica_nodes_n < 0:
-                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[MetadataResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(MetadataResponsePartition)
+                        field = "error_code, partition_index, leader_id, leader_epoch"
+                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                        pos += 14
+                        field = "replica_nodes"
+                        replica_nodes_n = buf[pos] - 1
+                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                    field = "isr_nodes"
-                    isr_nodes_n = buf[pos] - 1
-                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_nodes_end
-                    else:
-                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                        if isr_nodes_n < 0:
-                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replica_nodes_end
+                            else:
+                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                        field = "isr_nodes"
+                        isr_nodes_n = buf[pos] - 1
+                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_nodes_end
+                            else:
+                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
         pos += 4
@@ -1904,8 +1968,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -1933,8 +1997,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -1953,8 +2017,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2060,8 +2124,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2093,8 +2157,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2115,8 +2179,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2223,8 +2287,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2258,8 +2322,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2280,8 +2344,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2393,8 +2457,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2428,8 +2492,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2450,8 +2514,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2565,8 +2629,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2600,8 +2664,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2622,8 +2686,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2743,8 +2807,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2778,8 +2842,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2800,8 +2864,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2919,8 +2983,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2954,8 +3018,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2975,8 +3039,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -3099,179 +3163,220 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
+        field = "cluster_id"
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
             pos += 1
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
-        field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
-        else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -3369,180 +3474,221 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
+        field = "cluster_id"
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
             pos += 1
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
-        field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
-        else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
         pos += 4
@@ -3641,180 +3787,221 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
+        field = "cluster_id"
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
             pos += 1
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
-        field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
-        else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3910,180 +4097,224 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
+        field = "cluster_id"
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
             pos += 1
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
-        field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
-        else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        elif name_n == 0:  # null
+                            topics_item.name = None
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -4178,180 +4409,224 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         field = "brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         brokers_n = buf[pos] - 1
-        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+        if brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                brokers_n, pos = _w.read_count(buf, pos, True)
+            if brokers_n < 0:
+                raise DecodeError("non-nullable field brokers was null", offset=pos)
+            elif brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
+                for brokers_index in range(brokers_n):
+                    try:
+                        brokers_item = blank_instance(MetadataResponseBroker)
+                        field = "node_id"
+                        (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            brokers_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                brokers_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                        pos += 4
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "brokers[]", brokers_index
+                        raise failure from None
+                    brokers_items.append(brokers_item)
+                field, index = "brokers[]", brokers_index  # as the last call would have left them
+                response.brokers = brokers_items
+        field = "cluster_id"
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            response.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            response.cluster_id = None
             pos += 1
         else:
-            brokers_n, pos = _w.read_count(buf, pos, True)
-        if brokers_n < 0:
-            raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for brokers_index in range(brokers_n):
-                try:
-                    brokers_item = blank_instance(MetadataResponseBroker)
-                    field = "node_id"
-                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        brokers_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
-                    pos += 4
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "brokers[]", brokers_index
-                    raise failure from None
-                brokers_items.append(brokers_item)
-            field, index = "brokers[]", brokers_index  # as the last call would have left them
-            response.brokers = brokers_items
-        field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            response.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
-        else:
-            response.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                response.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                response.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(MetadataResponseTopic)
-                    field = "error_code"
-                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
-                    pos += 2
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string(buf, pos)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "is_internal"
-                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
-                    pos += 1
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(MetadataResponseTopic)
+                        field = "error_code"
+                        (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                        pos += 2
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        elif name_n == 0:  # null
+                            topics_item.name = None
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string(buf, pos)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "is_internal"
+                        (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
                         pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[MetadataResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(MetadataResponsePartition)
-                                field = "error_code, partition_index, leader_id, leader_epoch"
-                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
-                                pos += 14
-                                field = "replica_nodes"
-                                replica_nodes_n = buf[pos] - 1
-                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
-                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replica_nodes_end
-                                else:
-                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if replica_nodes_n < 0:
-                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
-                                field = "isr_nodes"
-                                isr_nodes_n = buf[pos] - 1
-                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
-                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_nodes_end
-                                else:
-                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_nodes_n < 0:
-                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
-                                    else:
-                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "topic_authorized_operations"
-                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[MetadataResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(MetadataResponsePartition)
+                                        field = "error_code, partition_index, leader_id, leader_epoch"
+                                        partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                        pos += 14
+                                        field = "replica_nodes"
+                                        replica_nodes_n = buf[pos] - 1
+                                        if replica_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                            if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replica_nodes_end
+                                            else:
+                                                replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if replica_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                        field = "isr_nodes"
+                                        isr_nodes_n = buf[pos] - 1
+                                        if isr_nodes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                            if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                                partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_nodes_end
+                                            else:
+                                                isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_nodes_n < 0:
+                                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                                else:
+                                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "topic_authorized_operations"
+                        (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_MetadataResponse_error_code(buf, pos)
         pos += 2

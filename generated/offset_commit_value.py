@@ -259,12 +259,17 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
         value.offset, value.leader_epoch = _unpack_OffsetCommitValue_offset_leader_epoch(buf, pos)
         pos += 12
         field = "metadata"
-        metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-            value.metadata = buf[pos + 1:metadata_end].decode()
-            pos = metadata_end
+        metadata_n = buf[pos]  # the length + 1
+        if metadata_n == 1:  # the empty string
+            value.metadata = ""
+            pos += 1
         else:
-            value.metadata, pos = _w.read_compact_string_nn(buf, pos)
+            metadata_end = pos + metadata_n
+            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                value.metadata = buf[pos + 1:metadata_end].decode()
+                pos = metadata_end
+            else:
+                value.metadata, pos = _w.read_compact_string_nn(buf, pos)
         field = "commit_timestamp"
         (value.commit_timestamp,) = _unpack_OffsetCommitValue_commit_timestamp(buf, pos)
         pos += 8

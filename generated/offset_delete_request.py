@@ -204,8 +204,8 @@ def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDelet
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetDeleteRequestPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -278,8 +278,8 @@ def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetDeleteRequestTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -292,8 +292,8 @@ def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequ
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[OffsetDeleteRequestPartition] = []
                         # Every element is fixed-width: one iter_unpack for all.

@@ -220,8 +220,8 @@ def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDele
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: KeyedList[OffsetDeleteResponsePartition] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -295,8 +295,8 @@ def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetDeleteResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -309,8 +309,8 @@ def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRes
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: KeyedList[OffsetDeleteResponsePartition] = KeyedList()
                         # Every element is fixed-width: one iter_unpack for all.

@@ -309,25 +309,32 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partition_indexes_end
+        if partition_indexes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partition_indexes_n, pos = _w.read_count(buf, pos, True)
-            if partition_indexes_n < 0:
-                raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partition_indexes_end
             else:
-                topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                if partition_indexes_n < 0:
+                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                else:
+                    topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -396,25 +403,32 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topics.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topics.name = ""
+            pos += 1
         else:
-            topics.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topics.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topics.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partition_indexes_end
+        if partition_indexes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partition_indexes_n, pos = _w.read_count(buf, pos, True)
-            if partition_indexes_n < 0:
-                raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partition_indexes_end
             else:
-                topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                if partition_indexes_n < 0:
+                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                else:
+                    topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -486,17 +500,19 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
         topics.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partition_indexes_end
+        if partition_indexes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partition_indexes_n, pos = _w.read_count(buf, pos, True)
-            if partition_indexes_n < 0:
-                raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partition_indexes_end
             else:
-                topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                if partition_indexes_n < 0:
+                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                else:
+                    topics.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -559,62 +575,77 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            group.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchRequestTopics] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchRequestTopics)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                group.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchRequestTopics] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchRequestTopics)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            group.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -685,72 +716,95 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            group.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            group.member_id = ""
+            pos += 1
+        elif member_id_n == 0:  # null
+            group.member_id = None
+            pos += 1
         else:
-            group.member_id, pos = _w.read_compact_string(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                group.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                group.member_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (group.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            group.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchRequestTopics] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchRequestTopics)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                group.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchRequestTopics] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchRequestTopics)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            group.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -826,67 +880,85 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            group.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            group.member_id = ""
+            pos += 1
+        elif member_id_n == 0:  # null
+            group.member_id = None
+            pos += 1
         else:
-            group.member_id, pos = _w.read_compact_string(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                group.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                group.member_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (group.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
         pos += 4
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            group.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchRequestTopics] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchRequestTopics)
-                    topics_item.name = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                group.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchRequestTopics] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchRequestTopics)
+                        topics_item.name = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            group.topics = topics_items
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -968,8 +1040,8 @@ def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
             for topics_index in range(topics_n):
@@ -1050,8 +1122,8 @@ def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
             for topics_index in range(topics_n):
@@ -1127,61 +1199,76 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            request.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchRequestTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchRequestTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchRequestTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1256,61 +1343,76 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            request.topics = None
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchRequestTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                request.topics = None
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchRequestTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchRequestTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
         pos += 1
@@ -1391,91 +1493,109 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[OffsetFetchRequestGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(OffsetFetchRequestGroup)
-                    groups_item.member_id = None
-                    groups_item.member_epoch = -1
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        groups_item.topics = None
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[OffsetFetchRequestTopics] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(OffsetFetchRequestTopics)
-                                topics_item.topic_id = _ZERO_UUID
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partition_indexes"
-                                partition_indexes_n = buf[pos] - 1
-                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partition_indexes_end
-                                else:
-                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                    if partition_indexes_n < 0:
-                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                    else:
-                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        groups_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            request.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[OffsetFetchRequestGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(OffsetFetchRequestGroup)
+                        groups_item.member_id = None
+                        groups_item.member_epoch = -1
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                groups_item.topics = None
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[OffsetFetchRequestTopics] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(OffsetFetchRequestTopics)
+                                        topics_item.topic_id = _ZERO_UUID
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partition_indexes"
+                                        partition_indexes_n = buf[pos] - 1
+                                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partition_indexes_end
+                                            else:
+                                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                                if partition_indexes_n < 0:
+                                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                                else:
+                                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                groups_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
         pos += 1
@@ -1548,99 +1668,125 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[OffsetFetchRequestGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(OffsetFetchRequestGroup)
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        groups_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        groups_item.member_id, pos = _w.read_compact_string(buf, pos)
-                    field = "member_epoch"
-                    (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
-                    pos += 4
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        groups_item.topics = None
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[OffsetFetchRequestTopics] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(OffsetFetchRequestTopics)
-                                topics_item.topic_id = _ZERO_UUID
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partition_indexes"
-                                partition_indexes_n = buf[pos] - 1
-                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partition_indexes_end
-                                else:
-                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                    if partition_indexes_n < 0:
-                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                    else:
-                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        groups_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            request.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[OffsetFetchRequestGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(OffsetFetchRequestGroup)
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            groups_item.member_id = ""
+                            pos += 1
+                        elif member_id_n == 0:  # null
+                            groups_item.member_id = None
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                groups_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                groups_item.member_id, pos = _w.read_compact_string(buf, pos)
+                        field = "member_epoch"
+                        (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
+                        pos += 4
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                groups_item.topics = None
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[OffsetFetchRequestTopics] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(OffsetFetchRequestTopics)
+                                        topics_item.topic_id = _ZERO_UUID
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partition_indexes"
+                                        partition_indexes_n = buf[pos] - 1
+                                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partition_indexes_end
+                                            else:
+                                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                                if partition_indexes_n < 0:
+                                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                                else:
+                                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                groups_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
         pos += 1
@@ -1713,94 +1859,115 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[OffsetFetchRequestGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(OffsetFetchRequestGroup)
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        groups_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        groups_item.member_id, pos = _w.read_compact_string(buf, pos)
-                    field = "member_epoch"
-                    (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
-                    pos += 4
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        groups_item.topics = None
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[OffsetFetchRequestTopics] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(OffsetFetchRequestTopics)
-                                topics_item.name = ''
-                                field = "topic_id"
-                                topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                                field = "partition_indexes"
-                                partition_indexes_n = buf[pos] - 1
-                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partition_indexes_end
-                                else:
-                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                    if partition_indexes_n < 0:
-                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                    else:
-                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        groups_item.topics = topics_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            request.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[OffsetFetchRequestGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(OffsetFetchRequestGroup)
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            groups_item.member_id = ""
+                            pos += 1
+                        elif member_id_n == 0:  # null
+                            groups_item.member_id = None
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                groups_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                groups_item.member_id, pos = _w.read_compact_string(buf, pos)
+                        field = "member_epoch"
+                        (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
+                        pos += 4
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                groups_item.topics = None
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[OffsetFetchRequestTopics] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(OffsetFetchRequestTopics)
+                                        topics_item.name = ''
+                                        field = "topic_id"
+                                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                                        field = "partition_indexes"
+                                        partition_indexes_n = buf[pos] - 1
+                                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partition_indexes_end
+                                            else:
+                                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                                if partition_indexes_n < 0:
+                                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                                else:
+                                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                groups_item.topics = topics_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
         pos += 1

@@ -476,12 +476,20 @@ def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "metadata"
-        metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-            partition.metadata = buf[pos + 1:metadata_end].decode()
-            pos = metadata_end
+        metadata_n = buf[pos]  # the length + 1
+        if metadata_n == 1:  # the empty string
+            partition.metadata = ""
+            pos += 1
+        elif metadata_n == 0:  # null
+            partition.metadata = None
+            pos += 1
         else:
-            partition.metadata, pos = _w.read_compact_string(buf, pos)
+            metadata_end = pos + metadata_n
+            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                partition.metadata = buf[pos + 1:metadata_end].decode()
+                pos = metadata_end
+            else:
+                partition.metadata, pos = _w.read_compact_string(buf, pos)
         field = "error_code"
         (partition.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
         pos += 2
@@ -538,8 +546,8 @@ def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFet
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -616,8 +624,8 @@ def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetch
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -688,54 +696,70 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[OffsetFetchResponsePartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetFetchResponsePartition)
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "metadata"
-                    metadata_end = pos + buf[pos]
-                    if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                        partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                        pos = metadata_end
-                    else:
-                        partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                    field = "error_code"
-                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[OffsetFetchResponsePartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(OffsetFetchResponsePartition)
+                        field = "partition_index, committed_offset, committed_leader_epoch"
+                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "metadata"
+                        metadata_n = buf[pos]  # the length + 1
+                        if metadata_n == 1:  # the empty string
+                            partitions_item.metadata = ""
+                            pos += 1
+                        elif metadata_n == 0:  # null
+                            partitions_item.metadata = None
+                            pos += 1
+                        else:
+                            metadata_end = pos + metadata_n
+                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                pos = metadata_end
+                            else:
+                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                        field = "error_code"
+                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -809,12 +833,20 @@ def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[Off
         partitions.partition_index, partitions.committed_offset, partitions.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "metadata"
-        metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-            partitions.metadata = buf[pos + 1:metadata_end].decode()
-            pos = metadata_end
+        metadata_n = buf[pos]  # the length + 1
+        if metadata_n == 1:  # the empty string
+            partitions.metadata = ""
+            pos += 1
+        elif metadata_n == 0:  # null
+            partitions.metadata = None
+            pos += 1
         else:
-            partitions.metadata, pos = _w.read_compact_string(buf, pos)
+            metadata_end = pos + metadata_n
+            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                partitions.metadata = buf[pos + 1:metadata_end].decode()
+                pos = metadata_end
+            else:
+                partitions.metadata, pos = _w.read_compact_string(buf, pos)
         field = "error_code"
         (partitions.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
         pos += 2
@@ -867,54 +899,70 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topics.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topics.name = ""
+            pos += 1
         else:
-            topics.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topics.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topics.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[OffsetFetchResponsePartitions] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetFetchResponsePartitions)
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "metadata"
-                    metadata_end = pos + buf[pos]
-                    if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                        partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                        pos = metadata_end
-                    else:
-                        partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                    field = "error_code"
-                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topics.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[OffsetFetchResponsePartitions] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                        field = "partition_index, committed_offset, committed_leader_epoch"
+                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "metadata"
+                        metadata_n = buf[pos]  # the length + 1
+                        if metadata_n == 1:  # the empty string
+                            partitions_item.metadata = ""
+                            pos += 1
+                        elif metadata_n == 0:  # null
+                            partitions_item.metadata = None
+                            pos += 1
+                        else:
+                            metadata_end = pos + metadata_n
+                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                pos = metadata_end
+                            else:
+                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                        field = "error_code"
+                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topics.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -990,45 +1038,56 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[OffsetFetchResponsePartitions] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(OffsetFetchResponsePartitions)
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "metadata"
-                    metadata_end = pos + buf[pos]
-                    if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                        partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                        pos = metadata_end
-                    else:
-                        partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                    field = "error_code"
-                    (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topics.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[OffsetFetchResponsePartitions] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                        field = "partition_index, committed_offset, committed_leader_epoch"
+                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "metadata"
+                        metadata_n = buf[pos]  # the length + 1
+                        if metadata_n == 1:  # the empty string
+                            partitions_item.metadata = ""
+                            pos += 1
+                        elif metadata_n == 0:  # null
+                            partitions_item.metadata = None
+                            pos += 1
+                        else:
+                            metadata_end = pos + metadata_n
+                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                pos = metadata_end
+                            else:
+                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                        field = "error_code"
+                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topics.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1092,91 +1151,115 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchResponseTopics] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchResponseTopics)
-                    topics_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[OffsetFetchResponsePartitions] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetFetchResponsePartitions)
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "metadata"
-                                metadata_end = pos + buf[pos]
-                                if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                    partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                    pos = metadata_end
-                                else:
-                                    partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                                field = "error_code"
-                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            group.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchResponseTopics] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchResponseTopics)
+                        topics_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[OffsetFetchResponsePartitions] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                        field = "partition_index, committed_offset, committed_leader_epoch"
+                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "metadata"
+                                        metadata_n = buf[pos]  # the length + 1
+                                        if metadata_n == 1:  # the empty string
+                                            partitions_item.metadata = ""
+                                            pos += 1
+                                        elif metadata_n == 0:  # null
+                                            partitions_item.metadata = None
+                                            pos += 1
+                                        else:
+                                            metadata_end = pos + metadata_n
+                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                        field = "error_code"
+                                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
         pos += 2
@@ -1252,86 +1335,105 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchResponseTopics] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchResponseTopics)
-                    topics_item.name = ''
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[OffsetFetchResponsePartitions] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetFetchResponsePartitions)
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "metadata"
-                                metadata_end = pos + buf[pos]
-                                if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                    partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                    pos = metadata_end
-                                else:
-                                    partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                                field = "error_code"
-                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            group.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchResponseTopics] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchResponseTopics)
+                        topics_item.name = ''
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[OffsetFetchResponsePartitions] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                        field = "partition_index, committed_offset, committed_leader_epoch"
+                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "metadata"
+                                        metadata_n = buf[pos]  # the length + 1
+                                        if metadata_n == 1:  # the empty string
+                                            partitions_item.metadata = ""
+                                            pos += 1
+                                        elif metadata_n == 0:  # null
+                                            partitions_item.metadata = None
+                                            pos += 1
+                                        else:
+                                            metadata_end = pos + metadata_n
+                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                        field = "error_code"
+                                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                group.topics = topics_items
         field = "error_code"
         (group.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
         pos += 2
@@ -1412,8 +1514,8 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for topics_index in range(topics_n):
@@ -1426,8 +1528,8 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[OffsetFetchResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -1508,8 +1610,8 @@ def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for topics_index in range(topics_n):
@@ -1522,8 +1624,8 @@ def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[OffsetFetchResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -1611,8 +1713,8 @@ def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for topics_index in range(topics_n):
@@ -1625,8 +1727,8 @@ def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchRes
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[OffsetFetchResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -1716,8 +1818,8 @@ def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for topics_index in range(topics_n):
@@ -1730,8 +1832,8 @@ def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[OffsetFetchResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -1819,81 +1921,100 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[OffsetFetchResponseTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetFetchResponseTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[OffsetFetchResponsePartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(OffsetFetchResponsePartition)
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "metadata"
-                                metadata_end = pos + buf[pos]
-                                if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                    partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                    pos = metadata_end
-                                else:
-                                    partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                                field = "error_code"
-                                (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            response.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[OffsetFetchResponseTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetFetchResponseTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[OffsetFetchResponsePartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(OffsetFetchResponsePartition)
+                                        field = "partition_index, committed_offset, committed_leader_epoch"
+                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "metadata"
+                                        metadata_n = buf[pos]  # the length + 1
+                                        if metadata_n == 1:  # the empty string
+                                            partitions_item.metadata = ""
+                                            pos += 1
+                                        elif metadata_n == 0:  # null
+                                            partitions_item.metadata = None
+                                            pos += 1
+                                        else:
+                                            metadata_end = pos + metadata_n
+                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                pos = metadata_end
+                                            else:
+                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                        field = "error_code"
+                                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartition_error_code(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_OffsetFetchResponse_error_code(buf, pos)
         pos += 2
@@ -1969,121 +2090,148 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[OffsetFetchResponseGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(OffsetFetchResponseGroup)
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[OffsetFetchResponseTopics] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(OffsetFetchResponseTopics)
-                                topics_item.topic_id = _ZERO_UUID
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n = buf[pos] - 1
-                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    partitions_items: list[OffsetFetchResponsePartitions] = []
-                                    for partitions_index in range(partitions_n):
-                                        try:
-                                            partitions_item = blank_instance(OffsetFetchResponsePartitions)
-                                            field = "partition_index, committed_offset, committed_leader_epoch"
-                                            partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
-                                            pos += 16
-                                            field = "metadata"
-                                            metadata_end = pos + buf[pos]
-                                            if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                                pos = metadata_end
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[OffsetFetchResponseGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(OffsetFetchResponseGroup)
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[OffsetFetchResponseTopics] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(OffsetFetchResponseTopics)
+                                        topics_item.topic_id = _ZERO_UUID
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
                                             else:
-                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                                            field = "error_code"
-                                            (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
-                                            pos += 2
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                partitions_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "partitions[]", partitions_index
-                                            raise failure from None
-                                        partitions_items.append(partitions_item)
-                                    field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                    topics_item.partitions = partitions_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        groups_item.topics = topics_items
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                            if partitions_n < 0:
+                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                partitions_items: list[OffsetFetchResponsePartitions] = []
+                                                for partitions_index in range(partitions_n):
+                                                    try:
+                                                        partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                                        field = "partition_index, committed_offset, committed_leader_epoch"
+                                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                                        pos += 16
+                                                        field = "metadata"
+                                                        metadata_n = buf[pos]  # the length + 1
+                                                        if metadata_n == 1:  # the empty string
+                                                            partitions_item.metadata = ""
+                                                            pos += 1
+                                                        elif metadata_n == 0:  # null
+                                                            partitions_item.metadata = None
+                                                            pos += 1
+                                                        else:
+                                                            metadata_end = pos + metadata_n
+                                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                                pos = metadata_end
+                                                            else:
+                                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                                        field = "error_code"
+                                                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                                        pos += 2
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            partitions_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "partitions[]", partitions_index
+                                                        raise failure from None
+                                                    partitions_items.append(partitions_item)
+                                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                                topics_item.partitions = partitions_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                groups_item.topics = topics_items
+                        field = "error_code"
+                        (groups_item.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2154,116 +2302,138 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[OffsetFetchResponseGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(OffsetFetchResponseGroup)
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[OffsetFetchResponseTopics] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(OffsetFetchResponseTopics)
-                                topics_item.name = ''
-                                field = "topic_id"
-                                topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                                field = "partitions[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                partitions_n = buf[pos] - 1
-                                if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    partitions_n, pos = _w.read_count(buf, pos, True)
-                                if partitions_n < 0:
-                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    partitions_items: list[OffsetFetchResponsePartitions] = []
-                                    for partitions_index in range(partitions_n):
-                                        try:
-                                            partitions_item = blank_instance(OffsetFetchResponsePartitions)
-                                            field = "partition_index, committed_offset, committed_leader_epoch"
-                                            partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
-                                            pos += 16
-                                            field = "metadata"
-                                            metadata_end = pos + buf[pos]
-                                            if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
-                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
-                                                pos = metadata_end
-                                            else:
-                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
-                                            field = "error_code"
-                                            (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
-                                            pos += 2
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[OffsetFetchResponseGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(OffsetFetchResponseGroup)
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[OffsetFetchResponseTopics] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(OffsetFetchResponseTopics)
+                                        topics_item.name = ''
+                                        field = "topic_id"
+                                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                                        field = "partitions[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        partitions_n = buf[pos] - 1
+                                        if partitions_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                partitions_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "partitions[]", partitions_index
-                                            raise failure from None
-                                        partitions_items.append(partitions_item)
-                                    field, index = "partitions[]", partitions_index  # as the last call would have left them
-                                    topics_item.partitions = partitions_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        groups_item.topics = topics_items
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+                                            else:
+                                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                            if partitions_n < 0:
+                                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                            elif partitions_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                partitions_items: list[OffsetFetchResponsePartitions] = []
+                                                for partitions_index in range(partitions_n):
+                                                    try:
+                                                        partitions_item = blank_instance(OffsetFetchResponsePartitions)
+                                                        field = "partition_index, committed_offset, committed_leader_epoch"
+                                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetFetchResponsePartitions_partition_index_to_committed_leader_epoch(buf, pos)
+                                                        pos += 16
+                                                        field = "metadata"
+                                                        metadata_n = buf[pos]  # the length + 1
+                                                        if metadata_n == 1:  # the empty string
+                                                            partitions_item.metadata = ""
+                                                            pos += 1
+                                                        elif metadata_n == 0:  # null
+                                                            partitions_item.metadata = None
+                                                            pos += 1
+                                                        else:
+                                                            metadata_end = pos + metadata_n
+                                                            if 0 < metadata_n < 0x80 and metadata_end <= size:  # the usual case: a short string
+                                                                partitions_item.metadata = buf[pos + 1:metadata_end].decode()
+                                                                pos = metadata_end
+                                                            else:
+                                                                partitions_item.metadata, pos = _w.read_compact_string(buf, pos)
+                                                        field = "error_code"
+                                                        (partitions_item.error_code,) = _unpack_OffsetFetchResponsePartitions_error_code(buf, pos)
+                                                        pos += 2
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            partitions_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "partitions[]", partitions_index
+                                                        raise failure from None
+                                                    partitions_items.append(partitions_item)
+                                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                                topics_item.partitions = partitions_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                groups_item.topics = topics_items
+                        field = "error_code"
+                        (groups_item.error_code,) = _unpack_OffsetFetchResponseGroup_error_code(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -267,8 +267,8 @@ def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLead
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[OffsetForLeaderPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -335,40 +335,48 @@ def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeader
     size = len(buf)
     try:
         field = "topic"
-        topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-            topic.topic = buf[pos + 1:topic_end].decode()
-            pos = topic_end
+        topic_n = buf[pos]  # the length + 1
+        if topic_n == 1:  # the empty string
+            topic.topic = ""
+            pos += 1
         else:
-            topic.topic, pos = _w.read_compact_string_nn(buf, pos)
+            topic_end = pos + topic_n
+            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                topic.topic = buf[pos + 1:topic_end].decode()
+                pos = topic_end
+            else:
+                topic.topic, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[OffsetForLeaderPartition] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partitions_end = pos + partitions_n * 13
-            partitions_rows = buf[pos:partitions_end]
-            if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
-                    partitions_item = blank_instance(OffsetForLeaderPartition)
-                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
-                    partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
-                pos = partitions_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(partitions_n):
-                    partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
-                    partitions_items.append(partitions_item)
-            topic.partitions = partitions_items
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[OffsetForLeaderPartition] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                partitions_end = pos + partitions_n * 13
+                partitions_rows = buf[pos:partitions_end]
+                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                    for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
+                        partitions_item = blank_instance(OffsetForLeaderPartition)
+                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
+                        partitions_item.unknown_tagged_fields = ()
+                        partitions_items.append(partitions_item)
+                    pos = partitions_end
+                else:
+                    for index in range(partitions_n):
+                        partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
+                        partitions_items.append(partitions_item)
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -444,8 +452,8 @@ def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetFo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -458,8 +466,8 @@ def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetFo
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[OffsetForLeaderPartition] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -536,8 +544,8 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -550,8 +558,8 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[OffsetForLeaderPartition] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -628,67 +636,78 @@ def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetFo
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(OffsetForLeaderTopic)
-                    field = "topic"
-                    topic_end = pos + buf[pos]
-                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
-                        topics_item.topic = buf[pos + 1:topic_end].decode()
-                        pos = topic_end
-                    else:
-                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[OffsetForLeaderPartition] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partitions_end = pos + partitions_n * 13
-                        partitions_rows = buf[pos:partitions_end]
-                        if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
-                            for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
-                                partitions_item = blank_instance(OffsetForLeaderPartition)
-                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
-                                partitions_item.unknown_tagged_fields = ()
-                                partitions_items.append(partitions_item)
-                            pos = partitions_end
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(OffsetForLeaderTopic)
+                        field = "topic"
+                        topic_n = buf[pos]  # the length + 1
+                        if topic_n == 1:  # the empty string
+                            topics_item.topic = ""
+                            pos += 1
                         else:
-                            for index in range(partitions_n):
-                                partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
-                                partitions_items.append(partitions_item)
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                            topic_end = pos + topic_n
+                            if 0 < topic_n < 0x80 and topic_end <= size:  # the usual case: a short string
+                                topics_item.topic = buf[pos + 1:topic_end].decode()
+                                pos = topic_end
+                            else:
+                                topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[OffsetForLeaderPartition] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partitions_end = pos + partitions_n * 13
+                                partitions_rows = buf[pos:partitions_end]
+                                if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                                    for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
+                                        partitions_item = blank_instance(OffsetForLeaderPartition)
+                                        partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
+                                        partitions_item.unknown_tagged_fields = ()
+                                        partitions_items.append(partitions_item)
+                                    pos = partitions_end
+                                else:
+                                    for index in range(partitions_n):
+                                        partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
+                                        partitions_items.append(partitions_item)
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -180,16 +180,20 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 if tag == 0:
                     field = "isr"
                     isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
+                    if isr_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.isr = []
                     else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            record.isr = None
+                        isr_end = pos + 1 + isr_n * 4
+                        if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = isr_end
                         else:
-                            record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                            isr_n, pos = _w.read_count(buf, pos, True)
+                            if isr_n < 0:
+                                record.isr = None
+                            else:
+                                record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -201,46 +205,58 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 2:
                     field = "replicas"
                     replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
+                    if replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.replicas = []
                     else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            record.replicas = None
+                        replicas_end = pos + 1 + replicas_n * 4
+                        if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = replicas_end
                         else:
-                            record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                            replicas_n, pos = _w.read_count(buf, pos, True)
+                            if replicas_n < 0:
+                                record.replicas = None
+                            else:
+                                record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     field = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
-                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = removing_replicas_end
+                    if removing_replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.removing_replicas = []
                     else:
-                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if removing_replicas_n < 0:
-                            record.removing_replicas = None
+                        removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                        if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = removing_replicas_end
                         else:
-                            record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                            removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                            if removing_replicas_n < 0:
+                                record.removing_replicas = None
+                            else:
+                                record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     field = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
-                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = adding_replicas_end
+                    if adding_replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.adding_replicas = []
                     else:
-                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if adding_replicas_n < 0:
-                            record.adding_replicas = None
+                        adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                        if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = adding_replicas_end
                         else:
-                            record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                            adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                            if adding_replicas_n < 0:
+                                record.adding_replicas = None
+                            else:
+                                record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -447,16 +463,20 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 if tag == 0:
                     field = "isr"
                     isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
+                    if isr_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.isr = []
                     else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            record.isr = None
+                        isr_end = pos + 1 + isr_n * 4
+                        if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = isr_end
                         else:
-                            record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                            isr_n, pos = _w.read_count(buf, pos, True)
+                            if isr_n < 0:
+                                record.isr = None
+                            else:
+                                record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -468,46 +488,58 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 2:
                     field = "replicas"
                     replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
+                    if replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.replicas = []
                     else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            record.replicas = None
+                        replicas_end = pos + 1 + replicas_n * 4
+                        if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = replicas_end
                         else:
-                            record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                            replicas_n, pos = _w.read_count(buf, pos, True)
+                            if replicas_n < 0:
+                                record.replicas = None
+                            else:
+                                record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     field = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
-                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = removing_replicas_end
+                    if removing_replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.removing_replicas = []
                     else:
-                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if removing_replicas_n < 0:
-                            record.removing_replicas = None
+                        removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                        if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = removing_replicas_end
                         else:
-                            record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                            removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                            if removing_replicas_n < 0:
+                                record.removing_replicas = None
+                            else:
+                                record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     field = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
-                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = adding_replicas_end
+                    if adding_replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.adding_replicas = []
                     else:
-                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if adding_replicas_n < 0:
-                            record.adding_replicas = None
+                        adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                        if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = adding_replicas_end
                         else:
-                            record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                            adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                            if adding_replicas_n < 0:
+                                record.adding_replicas = None
+                            else:
+                                record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -520,20 +552,24 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                     field = "directories"
                     index = -1  # no element yet: an error in the count names the array itself
                     directories_n = buf[pos] - 1
-                    if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+                    if directories_n == 0:  # empty: a count byte of 1
                         pos += 1
-                    else:
-                        directories_n, pos = _w.read_count(buf, pos, True)
-                    if directories_n < 0:
-                        record.directories = None
-                    elif directories_n == 0:  # no element: no loop to set up
                         record.directories = []
                     else:
-                        directories_items: list[UUID] = []
-                        for index in range(directories_n):
-                            directories_item, pos = _w.read_uuid(buf, pos)
-                            directories_items.append(directories_item)
-                        record.directories = directories_items
+                        if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            directories_n, pos = _w.read_count(buf, pos, True)
+                        if directories_n < 0:
+                            record.directories = None
+                        elif directories_n == 0:  # no element: no loop to set up
+                            record.directories = []
+                        else:
+                            directories_items: list[UUID] = []
+                            for index in range(directories_n):
+                                directories_item, pos = _w.read_uuid(buf, pos)
+                                directories_items.append(directories_item)
+                            record.directories = directories_items
                     if pos != end:
                         raise DecodeError(f"tagged field 8 (directories) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -757,16 +793,20 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 if tag == 0:
                     field = "isr"
                     isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
+                    if isr_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.isr = []
                     else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            record.isr = None
+                        isr_end = pos + 1 + isr_n * 4
+                        if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                            record.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = isr_end
                         else:
-                            record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                            isr_n, pos = _w.read_count(buf, pos, True)
+                            if isr_n < 0:
+                                record.isr = None
+                            else:
+                                record.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -778,46 +818,58 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 2:
                     field = "replicas"
                     replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
+                    if replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.replicas = []
                     else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            record.replicas = None
+                        replicas_end = pos + 1 + replicas_n * 4
+                        if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                            record.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = replicas_end
                         else:
-                            record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                            replicas_n, pos = _w.read_count(buf, pos, True)
+                            if replicas_n < 0:
+                                record.replicas = None
+                            else:
+                                record.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     field = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
-                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = removing_replicas_end
+                    if removing_replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.removing_replicas = []
                     else:
-                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if removing_replicas_n < 0:
-                            record.removing_replicas = None
+                        removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                        if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                            record.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = removing_replicas_end
                         else:
-                            record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                            removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                            if removing_replicas_n < 0:
+                                record.removing_replicas = None
+                            else:
+                                record.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     field = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
-                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = adding_replicas_end
+                    if adding_replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.adding_replicas = []
                     else:
-                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if adding_replicas_n < 0:
-                            record.adding_replicas = None
+                        adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                        if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                            record.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = adding_replicas_end
                         else:
-                            record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                            adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                            if adding_replicas_n < 0:
+                                record.adding_replicas = None
+                            else:
+                                record.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -829,51 +881,63 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 6:
                     field = "eligible_leader_replicas"
                     eligible_leader_replicas_n = buf[pos] - 1
-                    eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
-                        record.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = eligible_leader_replicas_end
+                    if eligible_leader_replicas_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.eligible_leader_replicas = []
                     else:
-                        eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if eligible_leader_replicas_n < 0:
-                            record.eligible_leader_replicas = None
+                        eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
+                        if 0 < eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
+                            record.eligible_leader_replicas = [*_unpack_int32s[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = eligible_leader_replicas_end
                         else:
-                            record.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
+                            eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
+                            if eligible_leader_replicas_n < 0:
+                                record.eligible_leader_replicas = None
+                            else:
+                                record.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 6 (eligible_leader_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 7:
                     field = "last_known_elr"
                     last_known_elr_n = buf[pos] - 1
-                    last_known_elr_end = pos + 1 + last_known_elr_n * 4
-                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
-                        record.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = last_known_elr_end
+                    if last_known_elr_n == 0:  # empty: a count byte of 1
+                        pos += 1
+                        record.last_known_elr = []
                     else:
-                        last_known_elr_n, pos = _w.read_count(buf, pos, True)
-                        if last_known_elr_n < 0:
-                            record.last_known_elr = None
+                        last_known_elr_end = pos + 1 + last_known_elr_n * 4
+                        if 0 < last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
+                            record.last_known_elr = [*_unpack_int32s[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = last_known_elr_end
                         else:
-                            record.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
+                            last_known_elr_n, pos = _w.read_count(buf, pos, True)
+                            if last_known_elr_n < 0:
+                                record.last_known_elr = None
+                            else:
+                                record.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 7 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 8:
                     field = "directories"
                     index = -1  # no element yet: an error in the count names the array itself
                     directories_n = buf[pos] - 1
-                    if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+                    if directories_n == 0:  # empty: a count byte of 1
                         pos += 1
-                    else:
-                        directories_n, pos = _w.read_count(buf, pos, True)
-                    if directories_n < 0:
-                        record.directories = None
-                    elif directories_n == 0:  # no element: no loop to set up
                         record.directories = []
                     else:
-                        directories_items: list[UUID] = []
-                        for index in range(directories_n):
-                            directories_item, pos = _w.read_uuid(buf, pos)
-                            directories_items.append(directories_item)
-                        record.directories = directories_items
+                        if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            directories_n, pos = _w.read_count(buf, pos, True)
+                        if directories_n < 0:
+                            record.directories = None
+                        elif directories_n == 0:  # no element: no loop to set up
+                            record.directories = []
+                        else:
+                            directories_items: list[UUID] = []
+                            for index in range(directories_n):
+                                directories_item, pos = _w.read_uuid(buf, pos)
+                                directories_items.append(directories_item)
+                            record.directories = directories_items
                     if pos != end:
                         raise DecodeError(f"tagged field 8 (directories) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -253,14 +253,14 @@ def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionPro
             records_start = pos + 2
         else:
             records_start = size + 1  # longer: the runtime reads it below
-        records_n -= 1
-        if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+        records_end = records_start + records_n - 1
+        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
             records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
             records_view._buf = buf
             records_view._start = records_start
-            records_view._end = records_start + records_n
+            records_view._end = records_end
             data.records = records_view
-            pos = records_start + records_n
+            pos = records_end
         else:  # null, a length of three bytes or more, or one that does not fit
             records_n, pos = _w.read_length(buf, pos, True)
             if records_n < 0:
@@ -324,8 +324,8 @@ def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
         partition_data_n, pos = _w.read_count(buf, pos, False)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
-        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_data_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_data_items: list[PartitionProduceData] = []
             for partition_data_index in range(partition_data_n):
@@ -403,72 +403,80 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            data.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            data.name = ""
+            pos += 1
         else:
-            data.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                data.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                data.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_data_n = buf[pos] - 1
-        if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_data_n, pos = _w.read_count(buf, pos, True)
-        if partition_data_n < 0:
-            raise DecodeError("non-nullable field partition_data was null", offset=pos)
-        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_data_items: list[PartitionProduceData] = []
-            for partition_data_index in range(partition_data_n):
-                try:
-                    partition_data_item = blank_instance(PartitionProduceData)
-                    field = "index"
-                    (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
-                    pos += 4
-                    field = "records"
-                    records_n = buf[pos]  # the length + 1, an unsigned varint
-                    if records_n < 0x80:
-                        records_start = pos + 1
-                    elif pos + 1 < size and buf[pos + 1] < 0x80:
-                        records_n = records_n & 0x7F | buf[pos + 1] << 7
-                        records_start = pos + 2
-                    else:
-                        records_start = size + 1  # longer: the runtime reads it below
-                    records_n -= 1
-                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = records_start
-                        records_view._end = records_start + records_n
-                        partition_data_item.records = records_view
-                        pos = records_start + records_n
-                    else:  # null, a length of three bytes or more, or one that does not fit
-                        records_n, pos = _w.read_length(buf, pos, True)
-                        if records_n < 0:
-                            partition_data_item.records = None
+            if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_data_n, pos = _w.read_count(buf, pos, True)
+            if partition_data_n < 0:
+                raise DecodeError("non-nullable field partition_data was null", offset=pos)
+            elif partition_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_data_items: list[PartitionProduceData] = []
+                for partition_data_index in range(partition_data_n):
+                    try:
+                        partition_data_item = blank_instance(PartitionProduceData)
+                        field = "index"
+                        (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                        pos += 4
+                        field = "records"
+                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                        if records_n < 0x80:
+                            records_start = pos + 1
+                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                            records_start = pos + 2
                         else:
+                            records_start = size + 1  # longer: the runtime reads it below
+                        records_end = records_start + records_n - 1
+                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
                             records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
                             records_view._buf = buf
-                            records_view._start = pos
-                            records_view._end = pos + records_n
+                            records_view._start = records_start
+                            records_view._end = records_end
                             partition_data_item.records = records_view
-                            pos += records_n
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_data[]", partition_data_index
-                    raise failure from None
-                partition_data_items.append(partition_data_item)
-            field, index = "partition_data[]", partition_data_index  # as the last call would have left them
-            data.partition_data = partition_data_items
+                            pos = records_end
+                        else:  # null, a length of three bytes or more, or one that does not fit
+                            records_n, pos = _w.read_length(buf, pos, True)
+                            if records_n < 0:
+                                partition_data_item.records = None
+                            else:
+                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                records_view._buf = buf
+                                records_view._start = pos
+                                records_view._end = pos + records_n
+                                partition_data_item.records = records_view
+                                pos += records_n
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_data[]", partition_data_index
+                        raise failure from None
+                    partition_data_items.append(partition_data_item)
+                field, index = "partition_data[]", partition_data_index  # as the last call would have left them
+                data.partition_data = partition_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -544,63 +552,66 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
         field = "partition_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_data_n = buf[pos] - 1
-        if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_data_n, pos = _w.read_count(buf, pos, True)
-        if partition_data_n < 0:
-            raise DecodeError("non-nullable field partition_data was null", offset=pos)
-        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_data_items: list[PartitionProduceData] = []
-            for partition_data_index in range(partition_data_n):
-                try:
-                    partition_data_item = blank_instance(PartitionProduceData)
-                    field = "index"
-                    (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
-                    pos += 4
-                    field = "records"
-                    records_n = buf[pos]  # the length + 1, an unsigned varint
-                    if records_n < 0x80:
-                        records_start = pos + 1
-                    elif pos + 1 < size and buf[pos + 1] < 0x80:
-                        records_n = records_n & 0x7F | buf[pos + 1] << 7
-                        records_start = pos + 2
-                    else:
-                        records_start = size + 1  # longer: the runtime reads it below
-                    records_n -= 1
-                    if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                        records_view._buf = buf
-                        records_view._start = records_start
-                        records_view._end = records_start + records_n
-                        partition_data_item.records = records_view
-                        pos = records_start + records_n
-                    else:  # null, a length of three bytes or more, or one that does not fit
-                        records_n, pos = _w.read_length(buf, pos, True)
-                        if records_n < 0:
-                            partition_data_item.records = None
+            if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_data_n, pos = _w.read_count(buf, pos, True)
+            if partition_data_n < 0:
+                raise DecodeError("non-nullable field partition_data was null", offset=pos)
+            elif partition_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_data_items: list[PartitionProduceData] = []
+                for partition_data_index in range(partition_data_n):
+                    try:
+                        partition_data_item = blank_instance(PartitionProduceData)
+                        field = "index"
+                        (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                        pos += 4
+                        field = "records"
+                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                        if records_n < 0x80:
+                            records_start = pos + 1
+                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                            records_start = pos + 2
                         else:
+                            records_start = size + 1  # longer: the runtime reads it below
+                        records_end = records_start + records_n - 1
+                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
                             records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
                             records_view._buf = buf
-                            records_view._start = pos
-                            records_view._end = pos + records_n
+                            records_view._start = records_start
+                            records_view._end = records_end
                             partition_data_item.records = records_view
-                            pos += records_n
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_data[]", partition_data_index
-                    raise failure from None
-                partition_data_items.append(partition_data_item)
-            field, index = "partition_data[]", partition_data_index  # as the last call would have left them
-            data.partition_data = partition_data_items
+                            pos = records_end
+                        else:  # null, a length of three bytes or more, or one that does not fit
+                            records_n, pos = _w.read_length(buf, pos, True)
+                            if records_n < 0:
+                                partition_data_item.records = None
+                            else:
+                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                records_view._buf = buf
+                                records_view._start = pos
+                                records_view._end = pos + records_n
+                                partition_data_item.records = records_view
+                                pos += records_n
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_data[]", partition_data_index
+                        raise failure from None
+                    partition_data_items.append(partition_data_item)
+                field, index = "partition_data[]", partition_data_index  # as the last call would have left them
+                data.partition_data = partition_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -672,8 +683,8 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
         topic_data_n, pos = _w.read_count(buf, pos, False)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
-        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topic_data_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for topic_data_index in range(topic_data_n):
@@ -687,8 +698,8 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
                     partition_data_n, pos = _w.read_count(buf, pos, False)
                     if partition_data_n < 0:
                         raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_data_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_data_items: list[PartitionProduceData] = []
                         for partition_data_index in range(partition_data_n):
@@ -773,112 +784,131 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            request.transactional_id = ""
+            pos += 1
+        elif transactional_id_n == 0:  # null
+            request.transactional_id = None
+            pos += 1
         else:
-            request.transactional_id, pos = _w.read_compact_string(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "acks, timeout_ms"
         request.acks, request.timeout_ms = _unpack_ProduceRequest_acks_timeout_ms(buf, pos)
         pos += 6
         field = "topic_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_data_n = buf[pos] - 1
-        if topic_data_n < 0x7F and topic_data_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_data_n, pos = _w.read_count(buf, pos, True)
-        if topic_data_n < 0:
-            raise DecodeError("non-nullable field topic_data was null", offset=pos)
-        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_data_items: KeyedList[TopicProduceData] = KeyedList()
-            for topic_data_index in range(topic_data_n):
-                try:
-                    topic_data_item = blank_instance(TopicProduceData)
-                    topic_data_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topic_data_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topic_data_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_data[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_data_n = buf[pos] - 1
-                    if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_data_n, pos = _w.read_count(buf, pos, True)
-                    if partition_data_n < 0:
-                        raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_data_items: list[PartitionProduceData] = []
-                        for partition_data_index in range(partition_data_n):
-                            try:
-                                partition_data_item = blank_instance(PartitionProduceData)
-                                field = "index"
-                                (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n = buf[pos]  # the length + 1, an unsigned varint
-                                if records_n < 0x80:
-                                    records_start = pos + 1
-                                elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                    records_start = pos + 2
-                                else:
-                                    records_start = size + 1  # longer: the runtime reads it below
-                                records_n -= 1
-                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = records_start
-                                    records_view._end = records_start + records_n
-                                    partition_data_item.records = records_view
-                                    pos = records_start + records_n
-                                else:  # null, a length of three bytes or more, or one that does not fit
-                                    records_n, pos = _w.read_length(buf, pos, True)
-                                    if records_n < 0:
-                                        partition_data_item.records = None
-                                    else:
-                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                        records_view._buf = buf
-                                        records_view._start = pos
-                                        records_view._end = pos + records_n
-                                        partition_data_item.records = records_view
-                                        pos += records_n
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_data_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_data[]", partition_data_index
-                                raise failure from None
-                            partition_data_items.append(partition_data_item)
-                        field, index = "partition_data[]", partition_data_index  # as the last call would have left them
-                        topic_data_item.partition_data = partition_data_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_data[]", topic_data_index
-                    raise failure from None
-                topic_data_items.append(topic_data_item)
-            field, index = "topic_data[]", topic_data_index  # as the last call would have left them
-            request.topic_data = topic_data_items
+            if topic_data_n < 0x7F and topic_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_data_n, pos = _w.read_count(buf, pos, True)
+            if topic_data_n < 0:
+                raise DecodeError("non-nullable field topic_data was null", offset=pos)
+            elif topic_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_data_items: KeyedList[TopicProduceData] = KeyedList()
+                for topic_data_index in range(topic_data_n):
+                    try:
+                        topic_data_item = blank_instance(TopicProduceData)
+                        topic_data_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topic_data_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topic_data_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topic_data_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_data[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_data_n = buf[pos] - 1
+                        if partition_data_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_data_n, pos = _w.read_count(buf, pos, True)
+                            if partition_data_n < 0:
+                                raise DecodeError("non-nullable field partition_data was null", offset=pos)
+                            elif partition_data_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_data_items: list[PartitionProduceData] = []
+                                for partition_data_index in range(partition_data_n):
+                                    try:
+                                        partition_data_item = blank_instance(PartitionProduceData)
+                                        field = "index"
+                                        (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                                        pos += 4
+                                        field = "records"
+                                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                                        if records_n < 0x80:
+                                            records_start = pos + 1
+                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                            records_start = pos + 2
+                                        else:
+                                            records_start = size + 1  # longer: the runtime reads it below
+                                        records_end = records_start + records_n - 1
+                                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
+                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                            records_view._buf = buf
+                                            records_view._start = records_start
+                                            records_view._end = records_end
+                                            partition_data_item.records = records_view
+                                            pos = records_end
+                                        else:  # null, a length of three bytes or more, or one that does not fit
+                                            records_n, pos = _w.read_length(buf, pos, True)
+                                            if records_n < 0:
+                                                partition_data_item.records = None
+                                            else:
+                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                                records_view._buf = buf
+                                                records_view._start = pos
+                                                records_view._end = pos + records_n
+                                                partition_data_item.records = records_view
+                                                pos += records_n
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_data_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_data[]", partition_data_index
+                                        raise failure from None
+                                    partition_data_items.append(partition_data_item)
+                                field, index = "partition_data[]", partition_data_index  # as the last call would have left them
+                                topic_data_item.partition_data = partition_data_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_data[]", topic_data_index
+                        raise failure from None
+                    topic_data_items.append(topic_data_item)
+                field, index = "topic_data[]", topic_data_index  # as the last call would have left them
+                request.topic_data = topic_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -944,107 +974,121 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            request.transactional_id = ""
+            pos += 1
+        elif transactional_id_n == 0:  # null
+            request.transactional_id = None
+            pos += 1
         else:
-            request.transactional_id, pos = _w.read_compact_string(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                request.transactional_id, pos = _w.read_compact_string(buf, pos)
         field = "acks, timeout_ms"
         request.acks, request.timeout_ms = _unpack_ProduceRequest_acks_timeout_ms(buf, pos)
         pos += 6
         field = "topic_data[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_data_n = buf[pos] - 1
-        if topic_data_n < 0x7F and topic_data_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_data_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_data_n, pos = _w.read_count(buf, pos, True)
-        if topic_data_n < 0:
-            raise DecodeError("non-nullable field topic_data was null", offset=pos)
-        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_data_items: KeyedList[TopicProduceData] = KeyedList()
-            for topic_data_index in range(topic_data_n):
-                try:
-                    topic_data_item = blank_instance(TopicProduceData)
-                    topic_data_item.name = ''
-                    field = "topic_id"
-                    topic_data_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_data[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_data_n = buf[pos] - 1
-                    if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_data_n, pos = _w.read_count(buf, pos, True)
-                    if partition_data_n < 0:
-                        raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_data_items: list[PartitionProduceData] = []
-                        for partition_data_index in range(partition_data_n):
-                            try:
-                                partition_data_item = blank_instance(PartitionProduceData)
-                                field = "index"
-                                (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
-                                pos += 4
-                                field = "records"
-                                records_n = buf[pos]  # the length + 1, an unsigned varint
-                                if records_n < 0x80:
-                                    records_start = pos + 1
-                                elif pos + 1 < size and buf[pos + 1] < 0x80:
-                                    records_n = records_n & 0x7F | buf[pos + 1] << 7
-                                    records_start = pos + 2
-                                else:
-                                    records_start = size + 1  # longer: the runtime reads it below
-                                records_n -= 1
-                                if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
-                                    records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                    records_view._buf = buf
-                                    records_view._start = records_start
-                                    records_view._end = records_start + records_n
-                                    partition_data_item.records = records_view
-                                    pos = records_start + records_n
-                                else:  # null, a length of three bytes or more, or one that does not fit
-                                    records_n, pos = _w.read_length(buf, pos, True)
-                                    if records_n < 0:
-                                        partition_data_item.records = None
-                                    else:
-                                        records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
-                                        records_view._buf = buf
-                                        records_view._start = pos
-                                        records_view._end = pos + records_n
-                                        partition_data_item.records = records_view
-                                        pos += records_n
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_data_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_data[]", partition_data_index
-                                raise failure from None
-                            partition_data_items.append(partition_data_item)
-                        field, index = "partition_data[]", partition_data_index  # as the last call would have left them
-                        topic_data_item.partition_data = partition_data_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_data_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_data[]", topic_data_index
-                    raise failure from None
-                topic_data_items.append(topic_data_item)
-            field, index = "topic_data[]", topic_data_index  # as the last call would have left them
-            request.topic_data = topic_data_items
+            if topic_data_n < 0x7F and topic_data_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_data_n, pos = _w.read_count(buf, pos, True)
+            if topic_data_n < 0:
+                raise DecodeError("non-nullable field topic_data was null", offset=pos)
+            elif topic_data_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_data_items: KeyedList[TopicProduceData] = KeyedList()
+                for topic_data_index in range(topic_data_n):
+                    try:
+                        topic_data_item = blank_instance(TopicProduceData)
+                        topic_data_item.name = ''
+                        field = "topic_id"
+                        topic_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_data[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_data_n = buf[pos] - 1
+                        if partition_data_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_data_n, pos = _w.read_count(buf, pos, True)
+                            if partition_data_n < 0:
+                                raise DecodeError("non-nullable field partition_data was null", offset=pos)
+                            elif partition_data_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_data_items: list[PartitionProduceData] = []
+                                for partition_data_index in range(partition_data_n):
+                                    try:
+                                        partition_data_item = blank_instance(PartitionProduceData)
+                                        field = "index"
+                                        (partition_data_item.index,) = _unpack_PartitionProduceData_index(buf, pos)
+                                        pos += 4
+                                        field = "records"
+                                        records_n = buf[pos]  # the length + 1, an unsigned varint
+                                        if records_n < 0x80:
+                                            records_start = pos + 1
+                                        elif pos + 1 < size and buf[pos + 1] < 0x80:
+                                            records_n = records_n & 0x7F | buf[pos + 1] << 7
+                                            records_start = pos + 2
+                                        else:
+                                            records_start = size + 1  # longer: the runtime reads it below
+                                        records_end = records_start + records_n - 1
+                                        if records_start <= records_end <= size:  # the usual case: not null, and a length that fits
+                                            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                            records_view._buf = buf
+                                            records_view._start = records_start
+                                            records_view._end = records_end
+                                            partition_data_item.records = records_view
+                                            pos = records_end
+                                        else:  # null, a length of three bytes or more, or one that does not fit
+                                            records_n, pos = _w.read_length(buf, pos, True)
+                                            if records_n < 0:
+                                                partition_data_item.records = None
+                                            else:
+                                                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                                                records_view._buf = buf
+                                                records_view._start = pos
+                                                records_view._end = pos + records_n
+                                                partition_data_item.records = records_view
+                                                pos += records_n
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_data_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_data[]", partition_data_index
+                                        raise failure from None
+                                    partition_data_items.append(partition_data_item)
+                                field, index = "partition_data[]", partition_data_index  # as the last call would have left them
+                                topic_data_item.partition_data = partition_data_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_data_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_data[]", topic_data_index
+                        raise failure from None
+                    topic_data_items.append(topic_data_item)
+                field, index = "topic_data[]", topic_data_index  # as the last call would have left them
+                request.topic_data = topic_data_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

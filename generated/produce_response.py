@@ -423,12 +423,20 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
         (message.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
         pos += 4
         field = "batch_index_error_message"
-        batch_index_error_message_end = pos + buf[pos]
-        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-            message.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-            pos = batch_index_error_message_end
+        batch_index_error_message_n = buf[pos]  # the length + 1
+        if batch_index_error_message_n == 1:  # the empty string
+            message.batch_index_error_message = ""
+            pos += 1
+        elif batch_index_error_message_n == 0:  # null
+            message.batch_index_error_message = None
+            pos += 1
         else:
-            message.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+            batch_index_error_message_end = pos + batch_index_error_message_n
+            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                message.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                pos = batch_index_error_message_end
+            else:
+                message.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -596,8 +604,8 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
         record_errors_n, pos = _w.read_count(buf, pos, False)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif record_errors_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for record_errors_index in range(record_errors_n):
@@ -674,49 +682,68 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
         field = "record_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
         record_errors_n = buf[pos] - 1
-        if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+        if record_errors_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                record_errors_n, pos = _w.read_count(buf, pos, True)
+            if record_errors_n < 0:
+                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+            elif record_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                for record_errors_index in range(record_errors_n):
+                    try:
+                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                        field = "batch_index"
+                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                        pos += 4
+                        field = "batch_index_error_message"
+                        batch_index_error_message_n = buf[pos]  # the length + 1
+                        if batch_index_error_message_n == 1:  # the empty string
+                            record_errors_item.batch_index_error_message = ""
+                            pos += 1
+                        elif batch_index_error_message_n == 0:  # null
+                            record_errors_item.batch_index_error_message = None
+                            pos += 1
+                        else:
+                            batch_index_error_message_end = pos + batch_index_error_message_n
+                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                pos = batch_index_error_message_end
+                            else:
+                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            record_errors_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "record_errors[]", record_errors_index
+                        raise failure from None
+                    record_errors_items.append(record_errors_item)
+                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                response.record_errors = record_errors_items
+        field = "error_message"
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
             pos += 1
         else:
-            record_errors_n, pos = _w.read_count(buf, pos, True)
-        if record_errors_n < 0:
-            raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for record_errors_index in range(record_errors_n):
-                try:
-                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                    field = "batch_index"
-                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                    pos += 4
-                    field = "batch_index_error_message"
-                    batch_index_error_message_end = pos + buf[pos]
-                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                        pos = batch_index_error_message_end
-                    else:
-                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        record_errors_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "record_errors[]", record_errors_index
-                    raise failure from None
-                record_errors_items.append(record_errors_item)
-            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-            response.record_errors = record_errors_items
-        field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
-        else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -789,49 +816,68 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
         field = "record_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
         record_errors_n = buf[pos] - 1
-        if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+        if record_errors_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                record_errors_n, pos = _w.read_count(buf, pos, True)
+            if record_errors_n < 0:
+                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+            elif record_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                for record_errors_index in range(record_errors_n):
+                    try:
+                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                        field = "batch_index"
+                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                        pos += 4
+                        field = "batch_index_error_message"
+                        batch_index_error_message_n = buf[pos]  # the length + 1
+                        if batch_index_error_message_n == 1:  # the empty string
+                            record_errors_item.batch_index_error_message = ""
+                            pos += 1
+                        elif batch_index_error_message_n == 0:  # null
+                            record_errors_item.batch_index_error_message = None
+                            pos += 1
+                        else:
+                            batch_index_error_message_end = pos + batch_index_error_message_n
+                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                pos = batch_index_error_message_end
+                            else:
+                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            record_errors_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "record_errors[]", record_errors_index
+                        raise failure from None
+                    record_errors_items.append(record_errors_item)
+                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                response.record_errors = record_errors_items
+        field = "error_message"
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            response.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            response.error_message = None
             pos += 1
         else:
-            record_errors_n, pos = _w.read_count(buf, pos, True)
-        if record_errors_n < 0:
-            raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for record_errors_index in range(record_errors_n):
-                try:
-                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                    field = "batch_index"
-                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                    pos += 4
-                    field = "batch_index_error_message"
-                    batch_index_error_message_end = pos + buf[pos]
-                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                        pos = batch_index_error_message_end
-                    else:
-                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        record_errors_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "record_errors[]", record_errors_index
-                    raise failure from None
-                record_errors_items.append(record_errors_item)
-            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-            response.record_errors = record_errors_items
-        field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            response.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
-        else:
-            response.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                response.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                response.error_message, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -938,8 +984,8 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1013,8 +1059,8 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1087,8 +1133,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1102,8 +1148,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
                     record_errors_n, pos = _w.read_count(buf, pos, False)
                     if record_errors_n < 0:
                         raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif record_errors_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         record_errors_items: list[BatchIndexAndErrorMessage] = []
                         for record_errors_index in range(record_errors_n):
@@ -1182,90 +1228,117 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            response.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            response.name = ""
+            pos += 1
         else:
-            response.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                response.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                response.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
-        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_responses_n, pos = _w.read_count(buf, pos, True)
-        if partition_responses_n < 0:
-            raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "record_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    record_errors_n = buf[pos] - 1
-                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        record_errors_n, pos = _w.read_count(buf, pos, True)
-                    if record_errors_n < 0:
-                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        record_errors_items: list[BatchIndexAndErrorMessage] = []
-                        for record_errors_index in range(record_errors_n):
-                            try:
-                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                field = "batch_index"
-                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                pos += 4
-                                field = "batch_index_error_message"
-                                batch_index_error_message_end = pos + buf[pos]
-                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                    pos = batch_index_error_message_end
-                                else:
-                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    record_errors_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "record_errors[]", record_errors_index
-                                raise failure from None
-                            record_errors_items.append(record_errors_item)
-                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                        partition_responses_item.record_errors = record_errors_items
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
-                partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-            response.partition_responses = partition_responses_items
+            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_responses_n, pos = _w.read_count(buf, pos, True)
+            if partition_responses_n < 0:
+                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            elif partition_responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_responses_items: list[PartitionProduceResponse] = []
+                for partition_responses_index in range(partition_responses_n):
+                    try:
+                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "record_errors[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        record_errors_n = buf[pos] - 1
+                        if record_errors_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                            if record_errors_n < 0:
+                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                            elif record_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                for record_errors_index in range(record_errors_n):
+                                    try:
+                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                        field = "batch_index"
+                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                        pos += 4
+                                        field = "batch_index_error_message"
+                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                        if batch_index_error_message_n == 1:  # the empty string
+                                            record_errors_item.batch_index_error_message = ""
+                                            pos += 1
+                                        elif batch_index_error_message_n == 0:  # null
+                                            record_errors_item.batch_index_error_message = None
+                                            pos += 1
+                                        else:
+                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "record_errors[]", record_errors_index
+                                        raise failure from None
+                                    record_errors_items.append(record_errors_item)
+                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                partition_responses_item.record_errors = record_errors_items
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_responses_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_responses_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_responses[]", partition_responses_index
+                        raise failure from None
+                    partition_responses_items.append(partition_responses_item)
+                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1337,112 +1410,139 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            response.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            response.name = ""
+            pos += 1
         else:
-            response.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                response.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                response.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
-        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_responses_n, pos = _w.read_count(buf, pos, True)
-        if partition_responses_n < 0:
-            raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "record_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    record_errors_n = buf[pos] - 1
-                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        record_errors_n, pos = _w.read_count(buf, pos, True)
-                    if record_errors_n < 0:
-                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        record_errors_items: list[BatchIndexAndErrorMessage] = []
-                        for record_errors_index in range(record_errors_n):
-                            try:
-                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                field = "batch_index"
-                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                pos += 4
-                                field = "batch_index_error_message"
-                                batch_index_error_message_end = pos + buf[pos]
-                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                    pos = batch_index_error_message_end
-                                else:
-                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    record_errors_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "record_errors[]", record_errors_index
-                                raise failure from None
-                            record_errors_items.append(record_errors_item)
-                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                        partition_responses_item.record_errors = record_errors_items
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_responses_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_responses_n, pos = _w.read_count(buf, pos, True)
+            if partition_responses_n < 0:
+                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            elif partition_responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_responses_items: list[PartitionProduceResponse] = []
+                for partition_responses_index in range(partition_responses_n):
+                    try:
+                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "record_errors[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        record_errors_n = buf[pos] - 1
+                        if record_errors_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                            if record_errors_n < 0:
+                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                            elif record_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                for record_errors_index in range(record_errors_n):
+                                    try:
+                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                        field = "batch_index"
+                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                        pos += 4
+                                        field = "batch_index_error_message"
+                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                        if batch_index_error_message_n == 1:  # the empty string
+                                            record_errors_item.batch_index_error_message = ""
+                                            pos += 1
+                                        elif batch_index_error_message_n == 0:  # null
+                                            record_errors_item.batch_index_error_message = None
+                                            pos += 1
+                                        else:
+                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "record_errors[]", record_errors_index
+                                        raise failure from None
+                                    record_errors_items.append(record_errors_item)
+                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                partition_responses_item.record_errors = record_errors_items
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_responses_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_responses_item.error_message = None
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "current_leader"
-                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_responses_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
-                partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-            response.partition_responses = partition_responses_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "current_leader"
+                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_responses[]", partition_responses_index
+                        raise failure from None
+                    partition_responses_items.append(partition_responses_item)
+                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1518,103 +1618,125 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
         field = "partition_responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_responses_n = buf[pos] - 1
-        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_responses_n, pos = _w.read_count(buf, pos, True)
-        if partition_responses_n < 0:
-            raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_responses_items: list[PartitionProduceResponse] = []
-            for partition_responses_index in range(partition_responses_n):
-                try:
-                    partition_responses_item = blank_instance(PartitionProduceResponse)
-                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                    pos += 30
-                    field = "record_errors[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    record_errors_n = buf[pos] - 1
-                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        record_errors_n, pos = _w.read_count(buf, pos, True)
-                    if record_errors_n < 0:
-                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        record_errors_items: list[BatchIndexAndErrorMessage] = []
-                        for record_errors_index in range(record_errors_n):
-                            try:
-                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                field = "batch_index"
-                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                pos += 4
-                                field = "batch_index_error_message"
-                                batch_index_error_message_end = pos + buf[pos]
-                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                    pos = batch_index_error_message_end
-                                else:
-                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    record_errors_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "record_errors[]", record_errors_index
-                                raise failure from None
-                            record_errors_items.append(record_errors_item)
-                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                        partition_responses_item.record_errors = record_errors_items
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_responses_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_responses_n, pos = _w.read_count(buf, pos, True)
+            if partition_responses_n < 0:
+                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+            elif partition_responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_responses_items: list[PartitionProduceResponse] = []
+                for partition_responses_index in range(partition_responses_n):
+                    try:
+                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                        pos += 30
+                        field = "record_errors[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        record_errors_n = buf[pos] - 1
+                        if record_errors_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                            if record_errors_n < 0:
+                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                            elif record_errors_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                for record_errors_index in range(record_errors_n):
+                                    try:
+                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                        field = "batch_index"
+                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                        pos += 4
+                                        field = "batch_index_error_message"
+                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                        if batch_index_error_message_n == 1:  # the empty string
+                                            record_errors_item.batch_index_error_message = ""
+                                            pos += 1
+                                        elif batch_index_error_message_n == 0:  # null
+                                            record_errors_item.batch_index_error_message = None
+                                            pos += 1
+                                        else:
+                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "record_errors[]", record_errors_index
+                                        raise failure from None
+                                    record_errors_items.append(record_errors_item)
+                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                partition_responses_item.record_errors = record_errors_items
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            partition_responses_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            partition_responses_item.error_message = None
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "current_leader"
-                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_responses_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_responses[]", partition_responses_index
-                    raise failure from None
-                partition_responses_items.append(partition_responses_item)
-            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-            response.partition_responses = partition_responses_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "current_leader"
+                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_responses[]", partition_responses_index
+                        raise failure from None
+                    partition_responses_items.append(partition_responses_item)
+                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1681,22 +1803,35 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (endpoint.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_NodeEndpoint_port(buf, pos)
         pos += 4
         field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            endpoint.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            endpoint.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            endpoint.rack = None
+            pos += 1
         else:
-            endpoint.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                endpoint.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                endpoint.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1758,8 +1893,8 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1773,8 +1908,8 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1855,8 +1990,8 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1870,8 +2005,8 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1951,8 +2086,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif responses_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1966,8 +2101,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1981,8 +2116,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                 record_errors_n, pos = _w.read_count(buf, pos, False)
                                 if record_errors_n < 0:
                                     raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
+                                elif record_errors_n == 0:  # no element: no loop to set up
+                                    pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                 else:
                                     record_errors_items: list[BatchIndexAndErrorMessage] = []
                                     for record_errors_index in range(record_errors_n):
@@ -2072,118 +2207,148 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        responses_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n = buf[pos] - 1
-                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_responses_n, pos = _w.read_count(buf, pos, True)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "record_errors[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                record_errors_n = buf[pos] - 1
-                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    record_errors_n, pos = _w.read_count(buf, pos, True)
-                                if record_errors_n < 0:
-                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
-                                    for record_errors_index in range(record_errors_n):
-                                        try:
-                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                            field = "batch_index"
-                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                            pos += 4
-                                            field = "batch_index_error_message"
-                                            batch_index_error_message_end = pos + buf[pos]
-                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                pos = batch_index_error_message_end
-                                            else:
-                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                responses_items: KeyedList[TopicProduceResponse] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(TopicProduceResponse)
+                        responses_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            responses_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                responses_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_responses[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_responses_n = buf[pos] - 1
+                        if partition_responses_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_responses_n, pos = _w.read_count(buf, pos, True)
+                            if partition_responses_n < 0:
+                                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            elif partition_responses_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_responses_items: list[PartitionProduceResponse] = []
+                                for partition_responses_index in range(partition_responses_n):
+                                    try:
+                                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "record_errors[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        record_errors_n = buf[pos] - 1
+                                        if record_errors_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                record_errors_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "record_errors[]", record_errors_index
-                                            raise failure from None
-                                        record_errors_items.append(record_errors_item)
-                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                                    partition_responses_item.record_errors = record_errors_items
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_responses_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            else:
+                                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                                            if record_errors_n < 0:
+                                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            elif record_errors_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                                for record_errors_index in range(record_errors_n):
+                                                    try:
+                                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                                        field = "batch_index"
+                                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                                        pos += 4
+                                                        field = "batch_index_error_message"
+                                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                                        if batch_index_error_message_n == 1:  # the empty string
+                                                            record_errors_item.batch_index_error_message = ""
+                                                            pos += 1
+                                                        elif batch_index_error_message_n == 0:  # null
+                                                            record_errors_item.batch_index_error_message = None
+                                                            pos += 1
+                                                        else:
+                                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                                pos = batch_index_error_message_end
+                                                            else:
+                                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            record_errors_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "record_errors[]", record_errors_index
+                                                        raise failure from None
+                                                    record_errors_items.append(record_errors_item)
+                                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                                partition_responses_item.record_errors = record_errors_items
+                                        field = "error_message"
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_responses_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_responses_item.error_message = None
+                                            pos += 1
+                                        else:
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_responses_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_responses[]", partition_responses_index
+                                        raise failure from None
+                                    partition_responses_items.append(partition_responses_item)
+                                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                                responses_item.partition_responses = partition_responses_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -2253,140 +2418,170 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.topic_id = _ZERO_UUID
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        responses_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n = buf[pos] - 1
-                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_responses_n, pos = _w.read_count(buf, pos, True)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "record_errors[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                record_errors_n = buf[pos] - 1
-                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    record_errors_n, pos = _w.read_count(buf, pos, True)
-                                if record_errors_n < 0:
-                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
-                                    for record_errors_index in range(record_errors_n):
-                                        try:
-                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                            field = "batch_index"
-                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                            pos += 4
-                                            field = "batch_index_error_message"
-                                            batch_index_error_message_end = pos + buf[pos]
-                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                pos = batch_index_error_message_end
-                                            else:
-                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                responses_items: KeyedList[TopicProduceResponse] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(TopicProduceResponse)
+                        responses_item.topic_id = _ZERO_UUID
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            responses_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                responses_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_responses[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_responses_n = buf[pos] - 1
+                        if partition_responses_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_responses_n, pos = _w.read_count(buf, pos, True)
+                            if partition_responses_n < 0:
+                                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            elif partition_responses_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_responses_items: list[PartitionProduceResponse] = []
+                                for partition_responses_index in range(partition_responses_n):
+                                    try:
+                                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "record_errors[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        record_errors_n = buf[pos] - 1
+                                        if record_errors_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                record_errors_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "record_errors[]", record_errors_index
-                                            raise failure from None
-                                        record_errors_items.append(record_errors_item)
-                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                                    partition_responses_item.record_errors = record_errors_items
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_responses_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+                                            else:
+                                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                                            if record_errors_n < 0:
+                                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            elif record_errors_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                                for record_errors_index in range(record_errors_n):
+                                                    try:
+                                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                                        field = "batch_index"
+                                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                                        pos += 4
+                                                        field = "batch_index_error_message"
+                                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                                        if batch_index_error_message_n == 1:  # the empty string
+                                                            record_errors_item.batch_index_error_message = ""
+                                                            pos += 1
+                                                        elif batch_index_error_message_n == 0:  # null
+                                                            record_errors_item.batch_index_error_message = None
+                                                            pos += 1
+                                                        else:
+                                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                                pos = batch_index_error_message_end
+                                                            else:
+                                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            record_errors_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "record_errors[]", record_errors_index
+                                                        raise failure from None
+                                                    record_errors_items.append(record_errors_item)
+                                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                                partition_responses_item.record_errors = record_errors_items
+                                        field = "error_message"
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_responses_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_responses_item.error_message = None
+                                            pos += 1
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "current_leader"
-                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_responses_item.unknown_tagged_fields = ()
                                         else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "current_leader"
+                                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_responses[]", partition_responses_index
+                                        raise failure from None
+                                    partition_responses_items.append(partition_responses_item)
+                                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                                responses_item.partition_responses = partition_responses_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -2413,52 +2608,68 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if node_endpoints_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for node_endpoints_index in range(node_endpoints_n):
-                            try:
-                                node_endpoints_item = blank_instance(NodeEndpoint)
-                                field = "node_id"
-                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "rack"
-                                rack_end = pos + buf[pos]
-                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                    pos = rack_end
-                                else:
-                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    node_endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "node_endpoints[]", node_endpoints_index
-                                raise failure from None
-                            node_endpoints_items.append(node_endpoints_item)
-                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                        response.node_endpoints = node_endpoints_items
+                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                        if node_endpoints_n < 0:
+                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                            for node_endpoints_index in range(node_endpoints_n):
+                                try:
+                                    node_endpoints_item = blank_instance(NodeEndpoint)
+                                    field = "node_id"
+                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                    pos += 4
+                                    field = "host"
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
+                                    else:
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "port"
+                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                    pos += 4
+                                    field = "rack"
+                                    rack_n = buf[pos]  # the length + 1
+                                    if rack_n == 1:  # the empty string
+                                        node_endpoints_item.rack = ""
+                                        pos += 1
+                                    elif rack_n == 0:  # null
+                                        node_endpoints_item.rack = None
+                                        pos += 1
+                                    else:
+                                        rack_end = pos + rack_n
+                                        if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                            pos = rack_end
+                                        else:
+                                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        node_endpoints_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "node_endpoints[]", node_endpoints_index
+                                    raise failure from None
+                                node_endpoints_items.append(node_endpoints_item)
+                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
+                            response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2550,135 +2761,160 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
         field = "responses[]"
         index = -1  # no element yet: an error in the count names the array itself
         responses_n = buf[pos] - 1
-        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if responses_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            responses_n, pos = _w.read_count(buf, pos, True)
-        if responses_n < 0:
-            raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for responses_index in range(responses_n):
-                try:
-                    responses_item = blank_instance(TopicProduceResponse)
-                    responses_item.name = ''
-                    field = "topic_id"
-                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_responses[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_responses_n = buf[pos] - 1
-                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_responses_n, pos = _w.read_count(buf, pos, True)
-                    if partition_responses_n < 0:
-                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_responses_items: list[PartitionProduceResponse] = []
-                        for partition_responses_index in range(partition_responses_n):
-                            try:
-                                partition_responses_item = blank_instance(PartitionProduceResponse)
-                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
-                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
-                                pos += 30
-                                field = "record_errors[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                record_errors_n = buf[pos] - 1
-                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    record_errors_n, pos = _w.read_count(buf, pos, True)
-                                if record_errors_n < 0:
-                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
-                                    for record_errors_index in range(record_errors_n):
-                                        try:
-                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
-                                            field = "batch_index"
-                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
-                                            pos += 4
-                                            field = "batch_index_error_message"
-                                            batch_index_error_message_end = pos + buf[pos]
-                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
-                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
-                                                pos = batch_index_error_message_end
-                                            else:
-                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+            if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                responses_n, pos = _w.read_count(buf, pos, True)
+            if responses_n < 0:
+                raise DecodeError("non-nullable field responses was null", offset=pos)
+            elif responses_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                responses_items: KeyedList[TopicProduceResponse] = KeyedList()
+                for responses_index in range(responses_n):
+                    try:
+                        responses_item = blank_instance(TopicProduceResponse)
+                        responses_item.name = ''
+                        field = "topic_id"
+                        responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_responses[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_responses_n = buf[pos] - 1
+                        if partition_responses_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_responses_n, pos = _w.read_count(buf, pos, True)
+                            if partition_responses_n < 0:
+                                raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                            elif partition_responses_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_responses_items: list[PartitionProduceResponse] = []
+                                for partition_responses_index in range(partition_responses_n):
+                                    try:
+                                        partition_responses_item = blank_instance(PartitionProduceResponse)
+                                        field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                        partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                        pos += 30
+                                        field = "record_errors[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        record_errors_n = buf[pos] - 1
+                                        if record_errors_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                record_errors_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "record_errors[]", record_errors_index
-                                            raise failure from None
-                                        record_errors_items.append(record_errors_item)
-                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
-                                    partition_responses_item.record_errors = record_errors_items
-                                field = "error_message"
-                                error_message_end = pos + buf[pos]
-                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
-                                    pos = error_message_end
-                                else:
-                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_responses_item.unknown_tagged_fields = ()
-                                else:
-                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                                    count = buf[pos]
-                                    if count < 0x80 and 2 * count < len(buf) - pos:
-                                        pos += 1
-                                    else:
-                                        count, pos = _w.read_tag_count(buf, pos)
-                                    unknown = []
-                                    for _ in range(count):
-                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                            tag = buf[pos]
-                                            end = pos + 2 + buf[pos + 1]
-                                            pos += 2
+                                            else:
+                                                record_errors_n, pos = _w.read_count(buf, pos, True)
+                                            if record_errors_n < 0:
+                                                raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                            elif record_errors_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                                for record_errors_index in range(record_errors_n):
+                                                    try:
+                                                        record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                                        field = "batch_index"
+                                                        (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                                        pos += 4
+                                                        field = "batch_index_error_message"
+                                                        batch_index_error_message_n = buf[pos]  # the length + 1
+                                                        if batch_index_error_message_n == 1:  # the empty string
+                                                            record_errors_item.batch_index_error_message = ""
+                                                            pos += 1
+                                                        elif batch_index_error_message_n == 0:  # null
+                                                            record_errors_item.batch_index_error_message = None
+                                                            pos += 1
+                                                        else:
+                                                            batch_index_error_message_end = pos + batch_index_error_message_n
+                                                            if 0 < batch_index_error_message_n < 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                                pos = batch_index_error_message_end
+                                                            else:
+                                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            record_errors_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "record_errors[]", record_errors_index
+                                                        raise failure from None
+                                                    record_errors_items.append(record_errors_item)
+                                                field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                                partition_responses_item.record_errors = record_errors_items
+                                        field = "error_message"
+                                        error_message_n = buf[pos]  # the length + 1
+                                        if error_message_n == 1:  # the empty string
+                                            partition_responses_item.error_message = ""
+                                            pos += 1
+                                        elif error_message_n == 0:  # null
+                                            partition_responses_item.error_message = None
+                                            pos += 1
                                         else:
-                                            tag, end, pos = _w.read_tag_header(buf, pos)
-                                        if tag == 0:
-                                            field = "current_leader"
-                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
-                                            if pos != end:
-                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                            error_message_end = pos + error_message_n
+                                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                                partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                                pos = error_message_end
+                                            else:
+                                                partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_responses_item.unknown_tagged_fields = ()
                                         else:
-                                            unknown.append((tag, buf[pos:end]))
-                                            pos = end
-                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_responses[]", partition_responses_index
-                                raise failure from None
-                            partition_responses_items.append(partition_responses_item)
-                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
-                        responses_item.partition_responses = partition_responses_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        responses_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "responses[]", responses_index
-                    raise failure from None
-                responses_items.append(responses_item)
-            field, index = "responses[]", responses_index  # as the last call would have left them
-            response.responses = responses_items
+                                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                            count = buf[pos]
+                                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                                pos += 1
+                                            else:
+                                                count, pos = _w.read_tag_count(buf, pos)
+                                            unknown = []
+                                            for _ in range(count):
+                                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                                    tag = buf[pos]
+                                                    end = pos + 2 + buf[pos + 1]
+                                                    pos += 2
+                                                else:
+                                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                                if tag == 0:
+                                                    field = "current_leader"
+                                                    partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                                    if pos != end:
+                                                        raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                                else:
+                                                    unknown.append((tag, buf[pos:end]))
+                                                    pos = end
+                                            partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_responses[]", partition_responses_index
+                                        raise failure from None
+                                    partition_responses_items.append(partition_responses_item)
+                                field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                                responses_item.partition_responses = partition_responses_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            responses_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "responses[]", responses_index
+                        raise failure from None
+                    responses_items.append(responses_item)
+                field, index = "responses[]", responses_index  # as the last call would have left them
+                response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
         pos += 4
@@ -2705,52 +2941,68 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                     field = "node_endpoints[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     node_endpoints_n = buf[pos] - 1
-                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if node_endpoints_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if node_endpoints_n < 0:
-                        raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for node_endpoints_index in range(node_endpoints_n):
-                            try:
-                                node_endpoints_item = blank_instance(NodeEndpoint)
-                                field = "node_id"
-                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "rack"
-                                rack_end = pos + buf[pos]
-                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
-                                    pos = rack_end
-                                else:
-                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    node_endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "node_endpoints[]", node_endpoints_index
-                                raise failure from None
-                            node_endpoints_items.append(node_endpoints_item)
-                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
-                        response.node_endpoints = node_endpoints_items
+                        if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                        if node_endpoints_n < 0:
+                            raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                        elif node_endpoints_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
+                            for node_endpoints_index in range(node_endpoints_n):
+                                try:
+                                    node_endpoints_item = blank_instance(NodeEndpoint)
+                                    field = "node_id"
+                                    (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                    pos += 4
+                                    field = "host"
+                                    host_n = buf[pos]  # the length + 1
+                                    if host_n == 1:  # the empty string
+                                        node_endpoints_item.host = ""
+                                        pos += 1
+                                    else:
+                                        host_end = pos + host_n
+                                        if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                            pos = host_end
+                                        else:
+                                            node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "port"
+                                    (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                    pos += 4
+                                    field = "rack"
+                                    rack_n = buf[pos]  # the length + 1
+                                    if rack_n == 1:  # the empty string
+                                        node_endpoints_item.rack = ""
+                                        pos += 1
+                                    elif rack_n == 0:  # null
+                                        node_endpoints_item.rack = None
+                                        pos += 1
+                                    else:
+                                        rack_end = pos + rack_n
+                                        if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                            node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                            pos = rack_end
+                                        else:
+                                            node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        node_endpoints_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "node_endpoints[]", node_endpoints_index
+                                    raise failure from None
+                                node_endpoints_items.append(node_endpoints_item)
+                            field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
+                            response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -204,8 +204,8 @@ def _read_ProducerSnapshot_v1(buf: bytes, pos: int) -> tuple[ProducerSnapshot, i
         producer_entries_n, pos = _w.read_count(buf, pos, False)
         if producer_entries_n < 0:
             raise DecodeError("non-nullable field producer_entries was null", offset=pos)
-        elif producer_entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif producer_entries_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             producer_entries_items: list[ProducerEntry] = []
             # Every element is fixed-width: one iter_unpack for all.

@@ -203,43 +203,51 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            data.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            data.cluster_id = ""
+            pos += 1
         else:
-            data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                data.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                data.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "leader_id, leader_epoch, voted_id, applied_offset"
         data.leader_id, data.leader_epoch, data.voted_id, data.applied_offset = _unpack_QuorumStateData_leader_id_to_applied_offset(buf, pos)
         pos += 20
         field = "current_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         current_voters_n = buf[pos] - 1
-        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if current_voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            current_voters_n, pos = _w.read_count(buf, pos, True)
-        if current_voters_n < 0:
-            data.current_voters = None
-        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            current_voters_items: list[Voter] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            current_voters_end = pos + current_voters_n * 5
-            current_voters_rows = buf[pos:current_voters_end]
-            if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
-                for current_voters_row in _rows_Voter_v0(current_voters_rows):
-                    current_voters_item = blank_instance(Voter)
-                    current_voters_item.voter_id, _ = current_voters_row
-                    current_voters_item.unknown_tagged_fields = ()
-                    current_voters_items.append(current_voters_item)
-                pos = current_voters_end
+            if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(current_voters_n):
-                    current_voters_item, pos = _read_Voter_v0(buf, pos)
-                    current_voters_items.append(current_voters_item)
-            data.current_voters = current_voters_items
+                current_voters_n, pos = _w.read_count(buf, pos, True)
+            if current_voters_n < 0:
+                data.current_voters = None
+            elif current_voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                current_voters_items: list[Voter] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                current_voters_end = pos + current_voters_n * 5
+                current_voters_rows = buf[pos:current_voters_end]
+                if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
+                    for current_voters_row in _rows_Voter_v0(current_voters_rows):
+                        current_voters_item = blank_instance(Voter)
+                        current_voters_item.voter_id, _ = current_voters_row
+                        current_voters_item.unknown_tagged_fields = ()
+                        current_voters_items.append(current_voters_item)
+                    pos = current_voters_end
+                else:
+                    for index in range(current_voters_n):
+                        current_voters_item, pos = _read_Voter_v0(buf, pos)
+                        current_voters_items.append(current_voters_item)
+                data.current_voters = current_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -253,19 +253,29 @@ def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            endpoint.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            endpoint.name = ""
+            pos += 1
         else:
-            endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                endpoint.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port, security_protocol"
         endpoint.port, endpoint.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
         pos += 4
@@ -332,12 +342,17 @@ def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            feature.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            feature.name = ""
+            pos += 1
         else:
-            feature.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                feature.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                feature.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "min_supported_version, max_supported_version"
         feature.min_supported_version, feature.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
         pos += 4
@@ -406,95 +421,124 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         field = "end_points[]"
         index = -1  # no element yet: an error in the count names the array itself
         end_points_n = buf[pos] - 1
-        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if end_points_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            end_points_n, pos = _w.read_count(buf, pos, True)
-        if end_points_n < 0:
-            raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for end_points_index in range(end_points_n):
-                try:
-                    end_points_item = blank_instance(BrokerEndpoint)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        end_points_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        end_points_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        end_points_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "end_points[]", end_points_index
-                    raise failure from None
-                end_points_items.append(end_points_item)
-            field, index = "end_points[]", end_points_index  # as the last call would have left them
-            record.end_points = end_points_items
+            if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                end_points_n, pos = _w.read_count(buf, pos, True)
+            if end_points_n < 0:
+                raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
+                for end_points_index in range(end_points_n):
+                    try:
+                        end_points_item = blank_instance(BrokerEndpoint)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            end_points_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "end_points[]", end_points_index
+                        raise failure from None
+                    end_points_items.append(end_points_item)
+                field, index = "end_points[]", end_points_index  # as the last call would have left them
+                record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[BrokerFeature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(BrokerFeature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                record.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[BrokerFeature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(BrokerFeature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            record.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced"
         (record.fenced,) = _unpack_RegisterBrokerRecord_fenced(buf, pos)
         pos += 1
@@ -606,95 +650,124 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         field = "end_points[]"
         index = -1  # no element yet: an error in the count names the array itself
         end_points_n = buf[pos] - 1
-        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if end_points_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            end_points_n, pos = _w.read_count(buf, pos, True)
-        if end_points_n < 0:
-            raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for end_points_index in range(end_points_n):
-                try:
-                    end_points_item = blank_instance(BrokerEndpoint)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        end_points_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        end_points_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        end_points_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "end_points[]", end_points_index
-                    raise failure from None
-                end_points_items.append(end_points_item)
-            field, index = "end_points[]", end_points_index  # as the last call would have left them
-            record.end_points = end_points_items
+            if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                end_points_n, pos = _w.read_count(buf, pos, True)
+            if end_points_n < 0:
+                raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
+                for end_points_index in range(end_points_n):
+                    try:
+                        end_points_item = blank_instance(BrokerEndpoint)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            end_points_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "end_points[]", end_points_index
+                        raise failure from None
+                    end_points_items.append(end_points_item)
+                field, index = "end_points[]", end_points_index  # as the last call would have left them
+                record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[BrokerFeature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(BrokerFeature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                record.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[BrokerFeature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(BrokerFeature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            record.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced, in_controlled_shutdown"
         record.fenced, record.in_controlled_shutdown = _unpack_RegisterBrokerRecord_fenced_in_controlled_shutdown(buf, pos)
         pos += 2
@@ -803,95 +876,124 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         field = "end_points[]"
         index = -1  # no element yet: an error in the count names the array itself
         end_points_n = buf[pos] - 1
-        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if end_points_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            end_points_n, pos = _w.read_count(buf, pos, True)
-        if end_points_n < 0:
-            raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for end_points_index in range(end_points_n):
-                try:
-                    end_points_item = blank_instance(BrokerEndpoint)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        end_points_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        end_points_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        end_points_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "end_points[]", end_points_index
-                    raise failure from None
-                end_points_items.append(end_points_item)
-            field, index = "end_points[]", end_points_index  # as the last call would have left them
-            record.end_points = end_points_items
+            if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                end_points_n, pos = _w.read_count(buf, pos, True)
+            if end_points_n < 0:
+                raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
+                for end_points_index in range(end_points_n):
+                    try:
+                        end_points_item = blank_instance(BrokerEndpoint)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            end_points_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "end_points[]", end_points_index
+                        raise failure from None
+                    end_points_items.append(end_points_item)
+                field, index = "end_points[]", end_points_index  # as the last call would have left them
+                record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[BrokerFeature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(BrokerFeature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                record.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[BrokerFeature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(BrokerFeature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            record.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced, in_controlled_shutdown"
         record.fenced, record.in_controlled_shutdown = _unpack_RegisterBrokerRecord_fenced_in_controlled_shutdown(buf, pos)
         pos += 2
@@ -998,95 +1100,124 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         field = "end_points[]"
         index = -1  # no element yet: an error in the count names the array itself
         end_points_n = buf[pos] - 1
-        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if end_points_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            end_points_n, pos = _w.read_count(buf, pos, True)
-        if end_points_n < 0:
-            raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for end_points_index in range(end_points_n):
-                try:
-                    end_points_item = blank_instance(BrokerEndpoint)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        end_points_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        end_points_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port, security_protocol"
-                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        end_points_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "end_points[]", end_points_index
-                    raise failure from None
-                end_points_items.append(end_points_item)
-            field, index = "end_points[]", end_points_index  # as the last call would have left them
-            record.end_points = end_points_items
+            if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                end_points_n, pos = _w.read_count(buf, pos, True)
+            if end_points_n < 0:
+                raise DecodeError("non-nullable field end_points was null", offset=pos)
+            elif end_points_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
+                for end_points_index in range(end_points_n):
+                    try:
+                        end_points_item = blank_instance(BrokerEndpoint)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            end_points_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                end_points_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            end_points_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                end_points_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port, security_protocol"
+                        end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            end_points_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "end_points[]", end_points_index
+                        raise failure from None
+                    end_points_items.append(end_points_item)
+                field, index = "end_points[]", end_points_index  # as the last call would have left them
+                record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
         features_n = buf[pos] - 1
-        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+        if features_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                features_n, pos = _w.read_count(buf, pos, True)
+            if features_n < 0:
+                raise DecodeError("non-nullable field features was null", offset=pos)
+            elif features_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                features_items: KeyedList[BrokerFeature] = KeyedList()
+                for features_index in range(features_n):
+                    try:
+                        features_item = blank_instance(BrokerFeature)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            features_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                features_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "min_supported_version, max_supported_version"
+                        features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            features_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "features[]", features_index
+                        raise failure from None
+                    features_items.append(features_item)
+                field, index = "features[]", features_index  # as the last call would have left them
+                record.features = features_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            record.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            record.rack = None
             pos += 1
         else:
-            features_n, pos = _w.read_count(buf, pos, True)
-        if features_n < 0:
-            raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            features_items: KeyedList[BrokerFeature] = KeyedList()
-            for features_index in range(features_n):
-                try:
-                    features_item = blank_instance(BrokerFeature)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        features_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "min_supported_version, max_supported_version"
-                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        features_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "features[]", features_index
-                    raise failure from None
-                features_items.append(features_item)
-            field, index = "features[]", features_index  # as the last call would have left them
-            record.features = features_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            record.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            record.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                record.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                record.rack, pos = _w.read_compact_string(buf, pos)
         field = "fenced, in_controlled_shutdown"
         record.fenced, record.in_controlled_shutdown = _unpack_RegisterBrokerRecord_fenced_in_controlled_shutdown(buf, pos)
         pos += 2
@@ -1113,20 +1244,23 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                     field = "log_dirs"
                     index = -1  # no element yet: an error in the count names the array itself
                     log_dirs_n = buf[pos] - 1
-                    if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if log_dirs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        log_dirs_n, pos = _w.read_count(buf, pos, True)
-                    if log_dirs_n < 0:
-                        raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-                    elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        log_dirs_items: list[UUID] = []
-                        for index in range(log_dirs_n):
-                            log_dirs_item, pos = _w.read_uuid(buf, pos)
-                            log_dirs_items.append(log_dirs_item)
-                        record.log_dirs = log_dirs_items
+                        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            log_dirs_n, pos = _w.read_count(buf, pos, True)
+                        if log_dirs_n < 0:
+                            raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+                        elif log_dirs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            log_dirs_items: list[UUID] = []
+                            for index in range(log_dirs_n):
+                                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                                log_dirs_items.append(log_dirs_item)
+                            record.log_dirs = log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -247,31 +247,34 @@ def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tup
         field = "segment_leader_epochs[]"
         index = -1  # no element yet: an error in the count names the array itself
         segment_leader_epochs_n = buf[pos] - 1
-        if segment_leader_epochs_n < 0x7F and segment_leader_epochs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if segment_leader_epochs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            segment_leader_epochs_n, pos = _w.read_count(buf, pos, True)
-        if segment_leader_epochs_n < 0:
-            raise DecodeError("non-nullable field segment_leader_epochs was null", offset=pos)
-        elif segment_leader_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            segment_leader_epochs_items: list[SegmentLeaderEpochEntry] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            segment_leader_epochs_end = pos + segment_leader_epochs_n * 13
-            segment_leader_epochs_rows = buf[pos:segment_leader_epochs_end]
-            if len(segment_leader_epochs_rows) == segment_leader_epochs_n * 13 and not any(segment_leader_epochs_rows[12::13]):
-                for segment_leader_epochs_row in _rows_SegmentLeaderEpochEntry_v0(segment_leader_epochs_rows):
-                    segment_leader_epochs_item = blank_instance(SegmentLeaderEpochEntry)
-                    segment_leader_epochs_item.leader_epoch, segment_leader_epochs_item.offset, _ = segment_leader_epochs_row
-                    segment_leader_epochs_item.unknown_tagged_fields = ()
-                    segment_leader_epochs_items.append(segment_leader_epochs_item)
-                pos = segment_leader_epochs_end
+            if segment_leader_epochs_n < 0x7F and segment_leader_epochs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(segment_leader_epochs_n):
-                    segment_leader_epochs_item, pos = _read_SegmentLeaderEpochEntry_v0(buf, pos)
-                    segment_leader_epochs_items.append(segment_leader_epochs_item)
-            record.segment_leader_epochs = segment_leader_epochs_items
+                segment_leader_epochs_n, pos = _w.read_count(buf, pos, True)
+            if segment_leader_epochs_n < 0:
+                raise DecodeError("non-nullable field segment_leader_epochs was null", offset=pos)
+            elif segment_leader_epochs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                segment_leader_epochs_items: list[SegmentLeaderEpochEntry] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                segment_leader_epochs_end = pos + segment_leader_epochs_n * 13
+                segment_leader_epochs_rows = buf[pos:segment_leader_epochs_end]
+                if len(segment_leader_epochs_rows) == segment_leader_epochs_n * 13 and not any(segment_leader_epochs_rows[12::13]):
+                    for segment_leader_epochs_row in _rows_SegmentLeaderEpochEntry_v0(segment_leader_epochs_rows):
+                        segment_leader_epochs_item = blank_instance(SegmentLeaderEpochEntry)
+                        segment_leader_epochs_item.leader_epoch, segment_leader_epochs_item.offset, _ = segment_leader_epochs_row
+                        segment_leader_epochs_item.unknown_tagged_fields = ()
+                        segment_leader_epochs_items.append(segment_leader_epochs_item)
+                    pos = segment_leader_epochs_end
+                else:
+                    for index in range(segment_leader_epochs_n):
+                        segment_leader_epochs_item, pos = _read_SegmentLeaderEpochEntry_v0(buf, pos)
+                        segment_leader_epochs_items.append(segment_leader_epochs_item)
+                record.segment_leader_epochs = segment_leader_epochs_items
         field = "segment_size_in_bytes"
         (record.segment_size_in_bytes,) = _unpack_RemoteLogSegmentMetadataSnapshotRecord_segment_size_in_bytes(buf, pos)
         pos += 4

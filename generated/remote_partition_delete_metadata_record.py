@@ -151,12 +151,17 @@ def _read_TopicIdPartitionEntry_v0(buf: bytes, pos: int) -> tuple[TopicIdPartiti
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            entry.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            entry.name = ""
+            pos += 1
         else:
-            entry.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                entry.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                entry.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "id"
         entry.id, pos = _w.read_uuid(buf, pos)
         field = "partition"

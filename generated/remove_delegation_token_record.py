@@ -70,12 +70,17 @@ def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDe
     size = len(buf)
     try:
         field = "token_id"
-        token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
-            record.token_id = buf[pos + 1:token_id_end].decode()
-            pos = token_id_end
+        token_id_n = buf[pos]  # the length + 1
+        if token_id_n == 1:  # the empty string
+            record.token_id = ""
+            pos += 1
         else:
-            record.token_id, pos = _w.read_compact_string_nn(buf, pos)
+            token_id_end = pos + token_id_n
+            if 0 < token_id_n < 0x80 and token_id_end <= size:  # the usual case: a short string
+                record.token_id = buf[pos + 1:token_id_end].decode()
+                pos = token_id_end
+            else:
+                record.token_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

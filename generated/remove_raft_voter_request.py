@@ -90,12 +90,20 @@ def _read_RemoveRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[RemoveRaftVot
     size = len(buf)
     try:
         field = "cluster_id"
-        cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
-            request.cluster_id = buf[pos + 1:cluster_id_end].decode()
-            pos = cluster_id_end
+        cluster_id_n = buf[pos]  # the length + 1
+        if cluster_id_n == 1:  # the empty string
+            request.cluster_id = ""
+            pos += 1
+        elif cluster_id_n == 0:  # null
+            request.cluster_id = None
+            pos += 1
         else:
-            request.cluster_id, pos = _w.read_compact_string(buf, pos)
+            cluster_id_end = pos + cluster_id_n
+            if 0 < cluster_id_n < 0x80 and cluster_id_end <= size:  # the usual case: a short string
+                request.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                pos = cluster_id_end
+            else:
+                request.cluster_id, pos = _w.read_compact_string(buf, pos)
         field = "voter_id"
         (request.voter_id,) = _unpack_RemoveRaftVoterRequest_voter_id(buf, pos)
         pos += 4

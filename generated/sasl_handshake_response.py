@@ -88,8 +88,8 @@ def _read_SaslHandshakeResponse_v0_1(buf: bytes, pos: int) -> tuple[SaslHandshak
         mechanisms_n, pos = _w.read_count(buf, pos, False)
         if mechanisms_n < 0:
             raise DecodeError("non-nullable field mechanisms was null", offset=pos)
-        elif mechanisms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif mechanisms_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             mechanisms_items: list[str] = []
             for index in range(mechanisms_n):

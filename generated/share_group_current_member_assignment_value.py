@@ -147,17 +147,19 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -223,47 +225,52 @@ def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tup
         field = "assigned_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         assigned_partitions_n = buf[pos] - 1
-        if assigned_partitions_n < 0x7F and assigned_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assigned_partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assigned_partitions_n, pos = _w.read_count(buf, pos, True)
-        if assigned_partitions_n < 0:
-            raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-        elif assigned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assigned_partitions_items: list[TopicPartitions] = []
-            for assigned_partitions_index in range(assigned_partitions_n):
-                try:
-                    assigned_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic_id"
-                    assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if assigned_partitions_n < 0x7F and assigned_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assigned_partitions_n, pos = _w.read_count(buf, pos, True)
+            if assigned_partitions_n < 0:
+                raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+            elif assigned_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                assigned_partitions_items: list[TopicPartitions] = []
+                for assigned_partitions_index in range(assigned_partitions_n):
+                    try:
+                        assigned_partitions_item = blank_instance(TopicPartitions)
+                        field = "topic_id"
+                        assigned_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assigned_partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        assigned_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assigned_partitions[]", assigned_partitions_index
-                    raise failure from None
-                assigned_partitions_items.append(assigned_partitions_item)
-            field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
-            value.assigned_partitions = assigned_partitions_items
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    assigned_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assigned_partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            assigned_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assigned_partitions[]", assigned_partitions_index
+                        raise failure from None
+                    assigned_partitions_items.append(assigned_partitions_item)
+                field, index = "assigned_partitions[]", assigned_partitions_index  # as the last call would have left them
+                value.assigned_partitions = assigned_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -83,20 +83,23 @@ def _read_ShareGroupDescribeRequest_v1(buf: bytes, pos: int) -> tuple[ShareGroup
         field = "group_ids"
         index = -1  # no element yet: an error in the count names the array itself
         group_ids_n = buf[pos] - 1
-        if group_ids_n < 0x7F and group_ids_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if group_ids_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            group_ids_n, pos = _w.read_count(buf, pos, True)
-        if group_ids_n < 0:
-            raise DecodeError("non-nullable field group_ids was null", offset=pos)
-        elif group_ids_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            group_ids_items: list[str] = []
-            for index in range(group_ids_n):
-                group_ids_item, pos = _w.read_compact_string_nn(buf, pos)
-                group_ids_items.append(group_ids_item)
-            request.group_ids = group_ids_items
+            if group_ids_n < 0x7F and group_ids_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                group_ids_n, pos = _w.read_count(buf, pos, True)
+            if group_ids_n < 0:
+                raise DecodeError("non-nullable field group_ids was null", offset=pos)
+            elif group_ids_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                group_ids_items: list[str] = []
+                for index in range(group_ids_n):
+                    group_ids_item, pos = _w.read_compact_string_nn(buf, pos)
+                    group_ids_items.append(group_ids_item)
+                request.group_ids = group_ids_items
         field = "include_authorized_operations"
         (request.include_authorized_operations,) = _unpack_ShareGroupDescribeRequest_include_authorized_operations(buf, pos)
         pos += 1

@@ -348,25 +348,32 @@ def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         field = "topic_id"
         partitions.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            partitions.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            partitions.topic_name = ""
+            pos += 1
         else:
-            partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                partitions.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                partitions.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    partitions.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -439,54 +446,64 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
         field = "topic_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_partitions_n = buf[pos] - 1
-        if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_partitions_n, pos = _w.read_count(buf, pos, True)
-        if topic_partitions_n < 0:
-            raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_partitions_items: list[TopicPartitions] = []
-            for topic_partitions_index in range(topic_partitions_n):
-                try:
-                    topic_partitions_item = blank_instance(TopicPartitions)
-                    field = "topic_id"
-                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if topic_partitions_n < 0x7F and topic_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_partitions_n, pos = _w.read_count(buf, pos, True)
+            if topic_partitions_n < 0:
+                raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+            elif topic_partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_partitions_items: list[TopicPartitions] = []
+                for topic_partitions_index in range(topic_partitions_n):
+                    try:
+                        topic_partitions_item = blank_instance(TopicPartitions)
+                        field = "topic_id"
+                        topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_partitions_item.topic_name = ""
+                            pos += 1
                         else:
-                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_partitions[]", topic_partitions_index
-                    raise failure from None
-                topic_partitions_items.append(topic_partitions_item)
-            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
-            assignment.topic_partitions = topic_partitions_items
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_partitions[]", topic_partitions_index
+                        raise failure from None
+                    topic_partitions_items.append(topic_partitions_item)
+                field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
+                assignment.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -547,53 +564,79 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            member.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            member.member_id = ""
+            pos += 1
         else:
-            member.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                member.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                member.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            member.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            member.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            member.rack_id = None
+            pos += 1
         else:
-            member.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                member.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                member.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "member_epoch"
         (member.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
         pos += 4
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            member.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            member.client_id = ""
+            pos += 1
         else:
-            member.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                member.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                member.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            member.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            member.client_host = ""
+            pos += 1
         else:
-            member.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                member.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                member.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            member.subscribed_topic_names = subscribed_topic_names_items
+            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+            if subscribed_topic_names_n < 0:
+                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                subscribed_topic_names_items: list[str] = []
+                for index in range(subscribed_topic_names_n):
+                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                member.subscribed_topic_names = subscribed_topic_names_items
         field = "assignment"
         member.assignment, pos = _read_Assignment_v1(buf, pos)
         field = "(tagged fields)"
@@ -703,115 +746,167 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         (group.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
         pos += 2
         field = "error_message"
-        error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-            group.error_message = buf[pos + 1:error_message_end].decode()
-            pos = error_message_end
+        error_message_n = buf[pos]  # the length + 1
+        if error_message_n == 1:  # the empty string
+            group.error_message = ""
+            pos += 1
+        elif error_message_n == 0:  # null
+            group.error_message = None
+            pos += 1
         else:
-            group.error_message, pos = _w.read_compact_string(buf, pos)
+            error_message_end = pos + error_message_n
+            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                group.error_message = buf[pos + 1:error_message_end].decode()
+                pos = error_message_end
+            else:
+                group.error_message, pos = _w.read_compact_string(buf, pos)
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            group.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            group.group_id = ""
+            pos += 1
         else:
-            group.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                group.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                group.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_state"
-        group_state_end = pos + buf[pos]
-        if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-            group.group_state = buf[pos + 1:group_state_end].decode()
-            pos = group_state_end
+        group_state_n = buf[pos]  # the length + 1
+        if group_state_n == 1:  # the empty string
+            group.group_state = ""
+            pos += 1
         else:
-            group.group_state, pos = _w.read_compact_string_nn(buf, pos)
+            group_state_end = pos + group_state_n
+            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                group.group_state = buf[pos + 1:group_state_end].decode()
+                pos = group_state_end
+            else:
+                group.group_state, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_epoch, assignment_epoch"
         group.group_epoch, group.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
         pos += 8
         field = "assignor_name"
-        assignor_name_end = pos + buf[pos]
-        if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-            group.assignor_name = buf[pos + 1:assignor_name_end].decode()
-            pos = assignor_name_end
+        assignor_name_n = buf[pos]  # the length + 1
+        if assignor_name_n == 1:  # the empty string
+            group.assignor_name = ""
+            pos += 1
         else:
-            group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+            assignor_name_end = pos + assignor_name_n
+            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                group.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                pos = assignor_name_end
+            else:
+                group.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "members[]"
         index = -1  # no element yet: an error in the count names the array itself
         members_n = buf[pos] - 1
-        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if members_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            members_n, pos = _w.read_count(buf, pos, True)
-        if members_n < 0:
-            raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            members_items: list[Member] = []
-            for members_index in range(members_n):
-                try:
-                    members_item = blank_instance(Member)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        members_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "rack_id"
-                    rack_id_end = pos + buf[pos]
-                    if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                        members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                        pos = rack_id_end
-                    else:
-                        members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                    field = "member_epoch"
-                    (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                    pos += 4
-                    field = "client_id"
-                    client_id_end = pos + buf[pos]
-                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                        members_item.client_id = buf[pos + 1:client_id_end].decode()
-                        pos = client_id_end
-                    else:
-                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "client_host"
-                    client_host_end = pos + buf[pos]
-                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                        members_item.client_host = buf[pos + 1:client_host_end].decode()
-                        pos = client_host_end
-                    else:
-                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "subscribed_topic_names"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    subscribed_topic_names_n = buf[pos] - 1
-                    if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-                    if subscribed_topic_names_n < 0:
-                        raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                    elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        subscribed_topic_names_items: list[str] = []
-                        for index in range(subscribed_topic_names_n):
-                            subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                            subscribed_topic_names_items.append(subscribed_topic_names_item)
-                        members_item.subscribed_topic_names = subscribed_topic_names_items
-                    field = "assignment"
-                    members_item.assignment, pos = _read_Assignment_v1(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        members_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "members[]", members_index
-                    raise failure from None
-                members_items.append(members_item)
-            field, index = "members[]", members_index  # as the last call would have left them
-            group.members = members_items
+            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                members_n, pos = _w.read_count(buf, pos, True)
+            if members_n < 0:
+                raise DecodeError("non-nullable field members was null", offset=pos)
+            elif members_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                members_items: list[Member] = []
+                for members_index in range(members_n):
+                    try:
+                        members_item = blank_instance(Member)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            members_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "rack_id"
+                        rack_id_n = buf[pos]  # the length + 1
+                        if rack_id_n == 1:  # the empty string
+                            members_item.rack_id = ""
+                            pos += 1
+                        elif rack_id_n == 0:  # null
+                            members_item.rack_id = None
+                            pos += 1
+                        else:
+                            rack_id_end = pos + rack_id_n
+                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                pos = rack_id_end
+                            else:
+                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                        field = "member_epoch"
+                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
+                        pos += 4
+                        field = "client_id"
+                        client_id_n = buf[pos]  # the length + 1
+                        if client_id_n == 1:  # the empty string
+                            members_item.client_id = ""
+                            pos += 1
+                        else:
+                            client_id_end = pos + client_id_n
+                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                pos = client_id_end
+                            else:
+                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "client_host"
+                        client_host_n = buf[pos]  # the length + 1
+                        if client_host_n == 1:  # the empty string
+                            members_item.client_host = ""
+                            pos += 1
+                        else:
+                            client_host_end = pos + client_host_n
+                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                pos = client_host_end
+                            else:
+                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "subscribed_topic_names"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        subscribed_topic_names_n = buf[pos] - 1
+                        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+                            if subscribed_topic_names_n < 0:
+                                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                subscribed_topic_names_items: list[str] = []
+                                for index in range(subscribed_topic_names_n):
+                                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                                members_item.subscribed_topic_names = subscribed_topic_names_items
+                        field = "assignment"
+                        members_item.assignment, pos = _read_Assignment_v1(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            members_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "members[]", members_index
+                        raise failure from None
+                    members_items.append(members_item)
+                field, index = "members[]", members_index  # as the last call would have left them
+                group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
         pos += 4
@@ -919,148 +1014,203 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
         field = "groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         groups_n = buf[pos] - 1
-        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            groups_n, pos = _w.read_count(buf, pos, True)
-        if groups_n < 0:
-            raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            groups_items: list[DescribedGroup] = []
-            for groups_index in range(groups_n):
-                try:
-                    groups_item = blank_instance(DescribedGroup)
-                    field = "error_code"
-                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
-                    pos += 2
-                    field = "error_message"
-                    error_message_end = pos + buf[pos]
-                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
-                        groups_item.error_message = buf[pos + 1:error_message_end].decode()
-                        pos = error_message_end
-                    else:
-                        groups_item.error_message, pos = _w.read_compact_string(buf, pos)
-                    field = "group_id"
-                    group_id_end = pos + buf[pos]
-                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
-                        pos = group_id_end
-                    else:
-                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_state"
-                    group_state_end = pos + buf[pos]
-                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
-                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
-                        pos = group_state_end
-                    else:
-                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "group_epoch, assignment_epoch"
-                    groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
-                    pos += 8
-                    field = "assignor_name"
-                    assignor_name_end = pos + buf[pos]
-                    if pos < assignor_name_end < pos + 0x80 and assignor_name_end <= size:  # the usual case: a short string
-                        groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
-                        pos = assignor_name_end
-                    else:
-                        groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "members[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    members_n = buf[pos] - 1
-                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        members_n, pos = _w.read_count(buf, pos, True)
-                    if members_n < 0:
-                        raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        members_items: list[Member] = []
-                        for members_index in range(members_n):
-                            try:
-                                members_item = blank_instance(Member)
-                                field = "member_id"
-                                member_id_end = pos + buf[pos]
-                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
-                                    pos = member_id_end
-                                else:
-                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "rack_id"
-                                rack_id_end = pos + buf[pos]
-                                if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-                                    members_item.rack_id = buf[pos + 1:rack_id_end].decode()
-                                    pos = rack_id_end
-                                else:
-                                    members_item.rack_id, pos = _w.read_compact_string(buf, pos)
-                                field = "member_epoch"
-                                (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
-                                pos += 4
-                                field = "client_id"
-                                client_id_end = pos + buf[pos]
-                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
-                                    pos = client_id_end
-                                else:
-                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "client_host"
-                                client_host_end = pos + buf[pos]
-                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
-                                    pos = client_host_end
-                                else:
-                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "subscribed_topic_names"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                subscribed_topic_names_n = buf[pos] - 1
-                                if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-                                if subscribed_topic_names_n < 0:
-                                    raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                                elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    subscribed_topic_names_items: list[str] = []
-                                    for index in range(subscribed_topic_names_n):
-                                        subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                                        subscribed_topic_names_items.append(subscribed_topic_names_item)
-                                    members_item.subscribed_topic_names = subscribed_topic_names_items
-                                field = "assignment"
-                                members_item.assignment, pos = _read_Assignment_v1(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    members_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "members[]", members_index
-                                raise failure from None
-                            members_items.append(members_item)
-                        field, index = "members[]", members_index  # as the last call would have left them
-                        groups_item.members = members_items
-                    field = "authorized_operations"
-                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "groups[]", groups_index
-                    raise failure from None
-                groups_items.append(groups_item)
-            field, index = "groups[]", groups_index  # as the last call would have left them
-            response.groups = groups_items
+            if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                groups_n, pos = _w.read_count(buf, pos, True)
+            if groups_n < 0:
+                raise DecodeError("non-nullable field groups was null", offset=pos)
+            elif groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                groups_items: list[DescribedGroup] = []
+                for groups_index in range(groups_n):
+                    try:
+                        groups_item = blank_instance(DescribedGroup)
+                        field = "error_code"
+                        (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                        pos += 2
+                        field = "error_message"
+                        error_message_n = buf[pos]  # the length + 1
+                        if error_message_n == 1:  # the empty string
+                            groups_item.error_message = ""
+                            pos += 1
+                        elif error_message_n == 0:  # null
+                            groups_item.error_message = None
+                            pos += 1
+                        else:
+                            error_message_end = pos + error_message_n
+                            if 0 < error_message_n < 0x80 and error_message_end <= size:  # the usual case: a short string
+                                groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                                pos = error_message_end
+                            else:
+                                groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                        field = "group_id"
+                        group_id_n = buf[pos]  # the length + 1
+                        if group_id_n == 1:  # the empty string
+                            groups_item.group_id = ""
+                            pos += 1
+                        else:
+                            group_id_end = pos + group_id_n
+                            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                                groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                                pos = group_id_end
+                            else:
+                                groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_state"
+                        group_state_n = buf[pos]  # the length + 1
+                        if group_state_n == 1:  # the empty string
+                            groups_item.group_state = ""
+                            pos += 1
+                        else:
+                            group_state_end = pos + group_state_n
+                            if 0 < group_state_n < 0x80 and group_state_end <= size:  # the usual case: a short string
+                                groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                                pos = group_state_end
+                            else:
+                                groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "group_epoch, assignment_epoch"
+                        groups_item.group_epoch, groups_item.assignment_epoch = _unpack_DescribedGroup_group_epoch_assignment_epoch(buf, pos)
+                        pos += 8
+                        field = "assignor_name"
+                        assignor_name_n = buf[pos]  # the length + 1
+                        if assignor_name_n == 1:  # the empty string
+                            groups_item.assignor_name = ""
+                            pos += 1
+                        else:
+                            assignor_name_end = pos + assignor_name_n
+                            if 0 < assignor_name_n < 0x80 and assignor_name_end <= size:  # the usual case: a short string
+                                groups_item.assignor_name = buf[pos + 1:assignor_name_end].decode()
+                                pos = assignor_name_end
+                            else:
+                                groups_item.assignor_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "members[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        members_n = buf[pos] - 1
+                        if members_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                members_n, pos = _w.read_count(buf, pos, True)
+                            if members_n < 0:
+                                raise DecodeError("non-nullable field members was null", offset=pos)
+                            elif members_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                members_items: list[Member] = []
+                                for members_index in range(members_n):
+                                    try:
+                                        members_item = blank_instance(Member)
+                                        field = "member_id"
+                                        member_id_n = buf[pos]  # the length + 1
+                                        if member_id_n == 1:  # the empty string
+                                            members_item.member_id = ""
+                                            pos += 1
+                                        else:
+                                            member_id_end = pos + member_id_n
+                                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                                members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                                pos = member_id_end
+                                            else:
+                                                members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "rack_id"
+                                        rack_id_n = buf[pos]  # the length + 1
+                                        if rack_id_n == 1:  # the empty string
+                                            members_item.rack_id = ""
+                                            pos += 1
+                                        elif rack_id_n == 0:  # null
+                                            members_item.rack_id = None
+                                            pos += 1
+                                        else:
+                                            rack_id_end = pos + rack_id_n
+                                            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                                                members_item.rack_id = buf[pos + 1:rack_id_end].decode()
+                                                pos = rack_id_end
+                                            else:
+                                                members_item.rack_id, pos = _w.read_compact_string(buf, pos)
+                                        field = "member_epoch"
+                                        (members_item.member_epoch,) = _unpack_Member_member_epoch(buf, pos)
+                                        pos += 4
+                                        field = "client_id"
+                                        client_id_n = buf[pos]  # the length + 1
+                                        if client_id_n == 1:  # the empty string
+                                            members_item.client_id = ""
+                                            pos += 1
+                                        else:
+                                            client_id_end = pos + client_id_n
+                                            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                                                members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                                pos = client_id_end
+                                            else:
+                                                members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "client_host"
+                                        client_host_n = buf[pos]  # the length + 1
+                                        if client_host_n == 1:  # the empty string
+                                            members_item.client_host = ""
+                                            pos += 1
+                                        else:
+                                            client_host_end = pos + client_host_n
+                                            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                                                members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                                pos = client_host_end
+                                            else:
+                                                members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "subscribed_topic_names"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        subscribed_topic_names_n = buf[pos] - 1
+                                        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+                                            if subscribed_topic_names_n < 0:
+                                                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+                                            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                subscribed_topic_names_items: list[str] = []
+                                                for index in range(subscribed_topic_names_n):
+                                                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                                                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                                                members_item.subscribed_topic_names = subscribed_topic_names_items
+                                        field = "assignment"
+                                        members_item.assignment, pos = _read_Assignment_v1(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            members_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "members[]", members_index
+                                        raise failure from None
+                                    members_items.append(members_item)
+                                field, index = "members[]", members_index  # as the last call would have left them
+                                groups_item.members = members_items
+                        field = "authorized_operations"
+                        (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "groups[]", groups_index
+                        raise failure from None
+                    groups_items.append(groups_item)
+                field, index = "groups[]", groups_index  # as the last call would have left them
+                response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -89,43 +89,64 @@ def _read_ShareGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareG
     size = len(buf)
     try:
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            value.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            value.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            value.rack_id = None
+            pos += 1
         else:
-            value.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                value.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                value.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            value.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            value.client_id = ""
+            pos += 1
         else:
-            value.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                value.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                value.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            value.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            value.client_host = ""
+            pos += 1
         else:
-            value.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                value.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                value.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "subscribed_topic_names"
         index = -1  # no element yet: an error in the count names the array itself
         subscribed_topic_names_n = buf[pos] - 1
-        if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if subscribed_topic_names_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
-        if subscribed_topic_names_n < 0:
-            raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            subscribed_topic_names_items: list[str] = []
-            for index in range(subscribed_topic_names_n):
-                subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
-                subscribed_topic_names_items.append(subscribed_topic_names_item)
-            value.subscribed_topic_names = subscribed_topic_names_items
+            if subscribed_topic_names_n < 0x7F and subscribed_topic_names_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
+            if subscribed_topic_names_n < 0:
+                raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+            elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                subscribed_topic_names_items: list[str] = []
+                for index in range(subscribed_topic_names_n):
+                    subscribed_topic_names_item, pos = _w.read_compact_string_nn(buf, pos)
+                    subscribed_topic_names_items.append(subscribed_topic_names_item)
+                value.subscribed_topic_names = subscribed_topic_names_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

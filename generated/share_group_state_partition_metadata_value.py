@@ -189,25 +189,32 @@ def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsI
         field = "topic_id"
         info.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            info.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            info.topic_name = ""
+            pos += 1
         else:
-            info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                info.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                info.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                info.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                info.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    info.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -280,12 +287,17 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
         field = "topic_id"
         info.topic_id, pos = _w.read_uuid(buf, pos)
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            info.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            info.topic_name = ""
+            pos += 1
         else:
-            info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                info.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                info.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -342,143 +354,171 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
         field = "initializing_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         initializing_topics_n = buf[pos] - 1
-        if initializing_topics_n < 0x7F and initializing_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if initializing_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            initializing_topics_n, pos = _w.read_count(buf, pos, True)
-        if initializing_topics_n < 0:
-            raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
-        elif initializing_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            initializing_topics_items: list[TopicPartitionsInfo] = []
-            for initializing_topics_index in range(initializing_topics_n):
-                try:
-                    initializing_topics_item = blank_instance(TopicPartitionsInfo)
-                    field = "topic_id"
-                    initializing_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        initializing_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        initializing_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            initializing_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if initializing_topics_n < 0x7F and initializing_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                initializing_topics_n, pos = _w.read_count(buf, pos, True)
+            if initializing_topics_n < 0:
+                raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
+            elif initializing_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                initializing_topics_items: list[TopicPartitionsInfo] = []
+                for initializing_topics_index in range(initializing_topics_n):
+                    try:
+                        initializing_topics_item = blank_instance(TopicPartitionsInfo)
+                        field = "topic_id"
+                        initializing_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            initializing_topics_item.topic_name = ""
+                            pos += 1
                         else:
-                            initializing_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        initializing_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        initializing_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "initializing_topics[]", initializing_topics_index
-                    raise failure from None
-                initializing_topics_items.append(initializing_topics_item)
-            field, index = "initializing_topics[]", initializing_topics_index  # as the last call would have left them
-            value.initializing_topics = initializing_topics_items
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                initializing_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                initializing_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                initializing_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    initializing_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            initializing_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            initializing_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "initializing_topics[]", initializing_topics_index
+                        raise failure from None
+                    initializing_topics_items.append(initializing_topics_item)
+                field, index = "initializing_topics[]", initializing_topics_index  # as the last call would have left them
+                value.initializing_topics = initializing_topics_items
         field = "initialized_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         initialized_topics_n = buf[pos] - 1
-        if initialized_topics_n < 0x7F and initialized_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if initialized_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            initialized_topics_n, pos = _w.read_count(buf, pos, True)
-        if initialized_topics_n < 0:
-            raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
-        elif initialized_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            initialized_topics_items: list[TopicPartitionsInfo] = []
-            for initialized_topics_index in range(initialized_topics_n):
-                try:
-                    initialized_topics_item = blank_instance(TopicPartitionsInfo)
-                    field = "topic_id"
-                    initialized_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        initialized_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        initialized_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            initialized_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if initialized_topics_n < 0x7F and initialized_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                initialized_topics_n, pos = _w.read_count(buf, pos, True)
+            if initialized_topics_n < 0:
+                raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
+            elif initialized_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                initialized_topics_items: list[TopicPartitionsInfo] = []
+                for initialized_topics_index in range(initialized_topics_n):
+                    try:
+                        initialized_topics_item = blank_instance(TopicPartitionsInfo)
+                        field = "topic_id"
+                        initialized_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            initialized_topics_item.topic_name = ""
+                            pos += 1
                         else:
-                            initialized_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        initialized_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        initialized_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "initialized_topics[]", initialized_topics_index
-                    raise failure from None
-                initialized_topics_items.append(initialized_topics_item)
-            field, index = "initialized_topics[]", initialized_topics_index  # as the last call would have left them
-            value.initialized_topics = initialized_topics_items
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                initialized_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                initialized_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                initialized_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    initialized_topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            initialized_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            initialized_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "initialized_topics[]", initialized_topics_index
+                        raise failure from None
+                    initialized_topics_items.append(initialized_topics_item)
+                field, index = "initialized_topics[]", initialized_topics_index  # as the last call would have left them
+                value.initialized_topics = initialized_topics_items
         field = "deleting_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         deleting_topics_n = buf[pos] - 1
-        if deleting_topics_n < 0x7F and deleting_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if deleting_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            deleting_topics_n, pos = _w.read_count(buf, pos, True)
-        if deleting_topics_n < 0:
-            raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
-        elif deleting_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            deleting_topics_items: list[TopicInfo] = []
-            for deleting_topics_index in range(deleting_topics_n):
-                try:
-                    deleting_topics_item = blank_instance(TopicInfo)
-                    field = "topic_id"
-                    deleting_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        deleting_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        deleting_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        deleting_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        deleting_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "deleting_topics[]", deleting_topics_index
-                    raise failure from None
-                deleting_topics_items.append(deleting_topics_item)
-            field, index = "deleting_topics[]", deleting_topics_index  # as the last call would have left them
-            value.deleting_topics = deleting_topics_items
+            if deleting_topics_n < 0x7F and deleting_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                deleting_topics_n, pos = _w.read_count(buf, pos, True)
+            if deleting_topics_n < 0:
+                raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
+            elif deleting_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                deleting_topics_items: list[TopicInfo] = []
+                for deleting_topics_index in range(deleting_topics_n):
+                    try:
+                        deleting_topics_item = blank_instance(TopicInfo)
+                        field = "topic_id"
+                        deleting_topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            deleting_topics_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                deleting_topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                deleting_topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            deleting_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            deleting_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "deleting_topics[]", deleting_topics_index
+                        raise failure from None
+                    deleting_topics_items.append(deleting_topics_item)
+                field, index = "deleting_topics[]", deleting_topics_index  # as the last call would have left them
+                value.deleting_topics = deleting_topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

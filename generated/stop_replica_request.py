@@ -411,25 +411,32 @@ def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            v1.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            v1.name = ""
+            pos += 1
         else:
-            v1.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                v1.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                v1.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                v1.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partition_indexes_end
+        if partition_indexes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partition_indexes_n, pos = _w.read_count(buf, pos, True)
-            if partition_indexes_n < 0:
-                raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                v1.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partition_indexes_end
             else:
-                v1.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                if partition_indexes_n < 0:
+                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                else:
+                    v1.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -541,40 +548,48 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
-        if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_states_items: list[StopReplicaPartitionState] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            partition_states_end = pos + partition_states_n * 10
-            partition_states_rows = buf[pos:partition_states_end]
-            if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
-                for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                    partition_states_item = blank_instance(StopReplicaPartitionState)
-                    partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
-                    partition_states_item.unknown_tagged_fields = ()
-                    partition_states_items.append(partition_states_item)
-                pos = partition_states_end
+            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(partition_states_n):
-                    partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
-                    partition_states_items.append(partition_states_item)
-            state.partition_states = partition_states_items
+                partition_states_n, pos = _w.read_count(buf, pos, True)
+            if partition_states_n < 0:
+                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_states_items: list[StopReplicaPartitionState] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                partition_states_end = pos + partition_states_n * 10
+                partition_states_rows = buf[pos:partition_states_end]
+                if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                    for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                        partition_states_item = blank_instance(StopReplicaPartitionState)
+                        partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                        partition_states_item.unknown_tagged_fields = ()
+                        partition_states_items.append(partition_states_item)
+                    pos = partition_states_end
+                else:
+                    for index in range(partition_states_n):
+                        partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                        partition_states_items.append(partition_states_item)
+                state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -653,8 +668,8 @@ def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaReques
         ungrouped_partitions_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partitions_n < 0:
             raise DecodeError("non-nullable field ungrouped_partitions was null", offset=pos)
-        elif ungrouped_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partitions_items: list[StopReplicaPartitionV0] = []
             for ungrouped_partitions_index in range(ungrouped_partitions_n):
@@ -732,8 +747,8 @@ def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[StopReplicaTopicV1] = []
             for topics_index in range(topics_n):
@@ -813,52 +828,62 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[StopReplicaTopicV1] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(StopReplicaTopicV1)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[StopReplicaTopicV1] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(StopReplicaTopicV1)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -934,67 +959,78 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[StopReplicaTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(StopReplicaTopicState)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[StopReplicaPartitionState] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partition_states_end = pos + partition_states_n * 10
-                        partition_states_rows = buf[pos:partition_states_end]
-                        if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
-                            for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                                partition_states_item = blank_instance(StopReplicaPartitionState)
-                                partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
-                                partition_states_item.unknown_tagged_fields = ()
-                                partition_states_items.append(partition_states_item)
-                            pos = partition_states_end
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[StopReplicaTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(StopReplicaTopicState)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            for index in range(partition_states_n):
-                                partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
-                                partition_states_items.append(partition_states_item)
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[StopReplicaPartitionState] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partition_states_end = pos + partition_states_n * 10
+                                partition_states_rows = buf[pos:partition_states_end]
+                                if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                                    for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                                        partition_states_item = blank_instance(StopReplicaPartitionState)
+                                        partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                                        partition_states_item.unknown_tagged_fields = ()
+                                        partition_states_items.append(partition_states_item)
+                                    pos = partition_states_end
+                                else:
+                                    for index in range(partition_states_n):
+                                        partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                                        partition_states_items.append(partition_states_item)
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1071,67 +1107,78 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[StopReplicaTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(StopReplicaTopicState)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[StopReplicaPartitionState] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        partition_states_end = pos + partition_states_n * 10
-                        partition_states_rows = buf[pos:partition_states_end]
-                        if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
-                            for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                                partition_states_item = blank_instance(StopReplicaPartitionState)
-                                partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
-                                partition_states_item.unknown_tagged_fields = ()
-                                partition_states_items.append(partition_states_item)
-                            pos = partition_states_end
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[StopReplicaTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(StopReplicaTopicState)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
                         else:
-                            for index in range(partition_states_n):
-                                partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
-                                partition_states_items.append(partition_states_item)
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[StopReplicaPartitionState] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                partition_states_end = pos + partition_states_n * 10
+                                partition_states_rows = buf[pos:partition_states_end]
+                                if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                                    for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                                        partition_states_item = blank_instance(StopReplicaPartitionState)
+                                        partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                                        partition_states_item.unknown_tagged_fields = ()
+                                        partition_states_items.append(partition_states_item)
+                                    pos = partition_states_end
+                                else:
+                                    for index in range(partition_states_n):
+                                        partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                                        partition_states_items.append(partition_states_item)
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -175,12 +175,17 @@ def _read_StopReplicaPartitionError_v2_4(buf: bytes, pos: int) -> tuple[StopRepl
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            stop_replica_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            stop_replica_partition_error.topic_name = ""
+            pos += 1
         else:
-            stop_replica_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                stop_replica_partition_error.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                stop_replica_partition_error.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_index, error_code"
         stop_replica_partition_error.partition_index, stop_replica_partition_error.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
         pos += 6
@@ -243,8 +248,8 @@ def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaRes
         partition_errors_n, pos = _w.read_count(buf, pos, False)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
             for partition_errors_index in range(partition_errors_n):
@@ -314,42 +319,50 @@ def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaRes
         field = "partition_errors[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_errors_n = buf[pos] - 1
-        if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_errors_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_errors_n, pos = _w.read_count(buf, pos, True)
-        if partition_errors_n < 0:
-            raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_errors_items: list[StopReplicaPartitionError] = []
-            for partition_errors_index in range(partition_errors_n):
-                try:
-                    partition_errors_item = blank_instance(StopReplicaPartitionError)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_index, error_code"
-                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
-                    pos += 6
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_errors_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_errors[]", partition_errors_index
-                    raise failure from None
-                partition_errors_items.append(partition_errors_item)
-            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
-            response.partition_errors = partition_errors_items
+            if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_errors_n, pos = _w.read_count(buf, pos, True)
+            if partition_errors_n < 0:
+                raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+            elif partition_errors_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_errors_items: list[StopReplicaPartitionError] = []
+                for partition_errors_index in range(partition_errors_n):
+                    try:
+                        partition_errors_item = blank_instance(StopReplicaPartitionError)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            partition_errors_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_index, error_code"
+                        partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
+                        pos += 6
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_errors_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_errors[]", partition_errors_index
+                        raise failure from None
+                    partition_errors_items.append(partition_errors_item)
+                field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
+                response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

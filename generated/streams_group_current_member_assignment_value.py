@@ -179,25 +179,32 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            ids.subtopology_id = ""
+            pos += 1
         else:
-            ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -220,17 +227,19 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
                 if tag == 0:
                     field = "assignment_epochs"
                     assignment_epochs_n = buf[pos] - 1
-                    assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                    if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                        if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            ids.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = assignment_epochs_end
+                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                     else:
-                        assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                        if assignment_epochs_n < 0:
-                            ids.assignment_epochs = None
+                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                            ids.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                            pos = assignment_epochs_end
                         else:
-                            ids.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                            if assignment_epochs_n < 0:
+                                ids.assignment_epochs = None
+                            else:
+                                ids.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -327,495 +336,567 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
         active_tasks_n = buf[pos] - 1
-        if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if active_tasks_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            active_tasks_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_n < 0:
-            raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-        elif active_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            active_tasks_items: list[TaskIds] = []
-            for active_tasks_index in range(active_tasks_n):
-                try:
-                    active_tasks_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        active_tasks_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                active_tasks_n, pos = _w.read_count(buf, pos, True)
+            if active_tasks_n < 0:
+                raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+            elif active_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                active_tasks_items: list[TaskIds] = []
+                for active_tasks_index in range(active_tasks_n):
+                    try:
+                        active_tasks_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_item.subtopology_id = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        active_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        active_tasks_item.assignment_epochs = None
-                                    else:
-                                        active_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            active_tasks_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        active_tasks_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "active_tasks[]", active_tasks_index
-                    raise failure from None
-                active_tasks_items.append(active_tasks_item)
-            field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
-            value.active_tasks = active_tasks_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            active_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                active_tasks_item.assignment_epochs = None
+                                            else:
+                                                active_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            active_tasks_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "active_tasks[]", active_tasks_index
+                        raise failure from None
+                    active_tasks_items.append(active_tasks_item)
+                field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
+                value.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
         standby_tasks_n = buf[pos] - 1
-        if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if standby_tasks_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            standby_tasks_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_n < 0:
-            raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            standby_tasks_items: list[TaskIds] = []
-            for standby_tasks_index in range(standby_tasks_n):
-                try:
-                    standby_tasks_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        standby_tasks_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                standby_tasks_n, pos = _w.read_count(buf, pos, True)
+            if standby_tasks_n < 0:
+                raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+            elif standby_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                standby_tasks_items: list[TaskIds] = []
+                for standby_tasks_index in range(standby_tasks_n):
+                    try:
+                        standby_tasks_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_item.subtopology_id = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        standby_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        standby_tasks_item.assignment_epochs = None
-                                    else:
-                                        standby_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            standby_tasks_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        standby_tasks_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "standby_tasks[]", standby_tasks_index
-                    raise failure from None
-                standby_tasks_items.append(standby_tasks_item)
-            field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
-            value.standby_tasks = standby_tasks_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            standby_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                standby_tasks_item.assignment_epochs = None
+                                            else:
+                                                standby_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            standby_tasks_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "standby_tasks[]", standby_tasks_index
+                        raise failure from None
+                    standby_tasks_items.append(standby_tasks_item)
+                field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
+                value.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
         warmup_tasks_n = buf[pos] - 1
-        if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if warmup_tasks_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_n < 0:
-            raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-        elif warmup_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            warmup_tasks_items: list[TaskIds] = []
-            for warmup_tasks_index in range(warmup_tasks_n):
-                try:
-                    warmup_tasks_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        warmup_tasks_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                warmup_tasks_n, pos = _w.read_count(buf, pos, True)
+            if warmup_tasks_n < 0:
+                raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+            elif warmup_tasks_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                warmup_tasks_items: list[TaskIds] = []
+                for warmup_tasks_index in range(warmup_tasks_n):
+                    try:
+                        warmup_tasks_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_item.subtopology_id = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        warmup_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        warmup_tasks_item.assignment_epochs = None
-                                    else:
-                                        warmup_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            warmup_tasks_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        warmup_tasks_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "warmup_tasks[]", warmup_tasks_index
-                    raise failure from None
-                warmup_tasks_items.append(warmup_tasks_item)
-            field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
-            value.warmup_tasks = warmup_tasks_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            warmup_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                warmup_tasks_item.assignment_epochs = None
+                                            else:
+                                                warmup_tasks_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            warmup_tasks_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "warmup_tasks[]", warmup_tasks_index
+                        raise failure from None
+                    warmup_tasks_items.append(warmup_tasks_item)
+                field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
+                value.warmup_tasks = warmup_tasks_items
         field = "active_tasks_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
         active_tasks_pending_revocation_n = buf[pos] - 1
-        if active_tasks_pending_revocation_n < 0x7F and active_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if active_tasks_pending_revocation_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
-        elif active_tasks_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            active_tasks_pending_revocation_items: list[TaskIds] = []
-            for active_tasks_pending_revocation_index in range(active_tasks_pending_revocation_n):
-                try:
-                    active_tasks_pending_revocation_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        active_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        active_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            active_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            active_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        active_tasks_pending_revocation_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if active_tasks_pending_revocation_n < 0x7F and active_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+            if active_tasks_pending_revocation_n < 0:
+                raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
+            elif active_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                active_tasks_pending_revocation_items: list[TaskIds] = []
+                for active_tasks_pending_revocation_index in range(active_tasks_pending_revocation_n):
+                    try:
+                        active_tasks_pending_revocation_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_pending_revocation_item.subtopology_id = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        active_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                active_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                active_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        active_tasks_pending_revocation_item.assignment_epochs = None
-                                    else:
-                                        active_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    active_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            active_tasks_pending_revocation_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        active_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "active_tasks_pending_revocation[]", active_tasks_pending_revocation_index
-                    raise failure from None
-                active_tasks_pending_revocation_items.append(active_tasks_pending_revocation_item)
-            field, index = "active_tasks_pending_revocation[]", active_tasks_pending_revocation_index  # as the last call would have left them
-            value.active_tasks_pending_revocation = active_tasks_pending_revocation_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            active_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                active_tasks_pending_revocation_item.assignment_epochs = None
+                                            else:
+                                                active_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            active_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "active_tasks_pending_revocation[]", active_tasks_pending_revocation_index
+                        raise failure from None
+                    active_tasks_pending_revocation_items.append(active_tasks_pending_revocation_item)
+                field, index = "active_tasks_pending_revocation[]", active_tasks_pending_revocation_index  # as the last call would have left them
+                value.active_tasks_pending_revocation = active_tasks_pending_revocation_items
         field = "standby_tasks_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
         standby_tasks_pending_revocation_n = buf[pos] - 1
-        if standby_tasks_pending_revocation_n < 0x7F and standby_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if standby_tasks_pending_revocation_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
-        elif standby_tasks_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            standby_tasks_pending_revocation_items: list[TaskIds] = []
-            for standby_tasks_pending_revocation_index in range(standby_tasks_pending_revocation_n):
-                try:
-                    standby_tasks_pending_revocation_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        standby_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        standby_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            standby_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            standby_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        standby_tasks_pending_revocation_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if standby_tasks_pending_revocation_n < 0x7F and standby_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+            if standby_tasks_pending_revocation_n < 0:
+                raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
+            elif standby_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                standby_tasks_pending_revocation_items: list[TaskIds] = []
+                for standby_tasks_pending_revocation_index in range(standby_tasks_pending_revocation_n):
+                    try:
+                        standby_tasks_pending_revocation_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_pending_revocation_item.subtopology_id = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        standby_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                standby_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                standby_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        standby_tasks_pending_revocation_item.assignment_epochs = None
-                                    else:
-                                        standby_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    standby_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            standby_tasks_pending_revocation_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        standby_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "standby_tasks_pending_revocation[]", standby_tasks_pending_revocation_index
-                    raise failure from None
-                standby_tasks_pending_revocation_items.append(standby_tasks_pending_revocation_item)
-            field, index = "standby_tasks_pending_revocation[]", standby_tasks_pending_revocation_index  # as the last call would have left them
-            value.standby_tasks_pending_revocation = standby_tasks_pending_revocation_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            standby_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                standby_tasks_pending_revocation_item.assignment_epochs = None
+                                            else:
+                                                standby_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            standby_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "standby_tasks_pending_revocation[]", standby_tasks_pending_revocation_index
+                        raise failure from None
+                    standby_tasks_pending_revocation_items.append(standby_tasks_pending_revocation_item)
+                field, index = "standby_tasks_pending_revocation[]", standby_tasks_pending_revocation_index  # as the last call would have left them
+                value.standby_tasks_pending_revocation = standby_tasks_pending_revocation_items
         field = "warmup_tasks_pending_revocation[]"
         index = -1  # no element yet: an error in the count names the array itself
         warmup_tasks_pending_revocation_n = buf[pos] - 1
-        if warmup_tasks_pending_revocation_n < 0x7F and warmup_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if warmup_tasks_pending_revocation_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_pending_revocation_n < 0:
-            raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
-        elif warmup_tasks_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            warmup_tasks_pending_revocation_items: list[TaskIds] = []
-            for warmup_tasks_pending_revocation_index in range(warmup_tasks_pending_revocation_n):
-                try:
-                    warmup_tasks_pending_revocation_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        warmup_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        warmup_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            warmup_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
-                        else:
-                            warmup_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        warmup_tasks_pending_revocation_item.unknown_tagged_fields = ()
-                    else:
-                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
-                        count = buf[pos]
-                        if count < 0x80 and 2 * count < len(buf) - pos:
+            if warmup_tasks_pending_revocation_n < 0x7F and warmup_tasks_pending_revocation_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
+            if warmup_tasks_pending_revocation_n < 0:
+                raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
+            elif warmup_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                warmup_tasks_pending_revocation_items: list[TaskIds] = []
+                for warmup_tasks_pending_revocation_index in range(warmup_tasks_pending_revocation_n):
+                    try:
+                        warmup_tasks_pending_revocation_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_pending_revocation_item.subtopology_id = ""
                             pos += 1
                         else:
-                            count, pos = _w.read_tag_count(buf, pos)
-                        unknown = []
-                        for _ in range(count):
-                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
-                                tag = buf[pos]
-                                end = pos + 2 + buf[pos + 1]
-                                pos += 2
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_pending_revocation_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
                             else:
-                                tag, end, pos = _w.read_tag_header(buf, pos)
-                            if tag == 0:
-                                field = "assignment_epochs"
-                                assignment_epochs_n = buf[pos] - 1
-                                assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
-                                if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        warmup_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = assignment_epochs_end
+                                warmup_tasks_pending_revocation_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                warmup_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
                                 else:
-                                    assignment_epochs_n, pos = _w.read_count(buf, pos, True)
-                                    if assignment_epochs_n < 0:
-                                        warmup_tasks_pending_revocation_item.assignment_epochs = None
-                                    else:
-                                        warmup_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
-                                if pos != end:
-                                    raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                    warmup_tasks_pending_revocation_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            warmup_tasks_pending_revocation_item.unknown_tagged_fields = ()
+                        else:
+                            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                            count = buf[pos]
+                            if count < 0x80 and 2 * count < len(buf) - pos:
+                                pos += 1
                             else:
-                                unknown.append((tag, buf[pos:end]))
-                                pos = end
-                        warmup_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "warmup_tasks_pending_revocation[]", warmup_tasks_pending_revocation_index
-                    raise failure from None
-                warmup_tasks_pending_revocation_items.append(warmup_tasks_pending_revocation_item)
-            field, index = "warmup_tasks_pending_revocation[]", warmup_tasks_pending_revocation_index  # as the last call would have left them
-            value.warmup_tasks_pending_revocation = warmup_tasks_pending_revocation_items
+                                count, pos = _w.read_tag_count(buf, pos)
+                            unknown = []
+                            for _ in range(count):
+                                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                    tag = buf[pos]
+                                    end = pos + 2 + buf[pos + 1]
+                                    pos += 2
+                                else:
+                                    tag, end, pos = _w.read_tag_header(buf, pos)
+                                if tag == 0:
+                                    field = "assignment_epochs"
+                                    assignment_epochs_n = buf[pos] - 1
+                                    if assignment_epochs_n == 0:  # empty: a count byte of 1
+                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                    else:
+                                        assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                                        if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                                            warmup_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                            pos = assignment_epochs_end
+                                        else:
+                                            assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                                            if assignment_epochs_n < 0:
+                                                warmup_tasks_pending_revocation_item.assignment_epochs = None
+                                            else:
+                                                warmup_tasks_pending_revocation_item.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                                    if pos != end:
+                                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                                else:
+                                    unknown.append((tag, buf[pos:end]))
+                                    pos = end
+                            warmup_tasks_pending_revocation_item.unknown_tagged_fields = tuple(unknown)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "warmup_tasks_pending_revocation[]", warmup_tasks_pending_revocation_index
+                        raise failure from None
+                    warmup_tasks_pending_revocation_items.append(warmup_tasks_pending_revocation_item)
+                field, index = "warmup_tasks_pending_revocation[]", warmup_tasks_pending_revocation_index  # as the last call would have left them
+                value.warmup_tasks_pending_revocation = warmup_tasks_pending_revocation_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -605,19 +605,29 @@ def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            value.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            value.key = ""
+            pos += 1
         else:
-            value.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                value.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            value.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            value.value = ""
+            pos += 1
         else:
-            value.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                value.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -679,58 +689,76 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            info.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            info.name = ""
+            pos += 1
         else:
-            info.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                info.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
         field = "topic_configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_configs_n = buf[pos] - 1
-        if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_configs_n, pos = _w.read_count(buf, pos, True)
-        if topic_configs_n < 0:
-            raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_configs_items: list[KeyValue] = []
-            for topic_configs_index in range(topic_configs_n):
-                try:
-                    topic_configs_item = blank_instance(KeyValue)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        topic_configs_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        topic_configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_configs[]", topic_configs_index
-                    raise failure from None
-                topic_configs_items.append(topic_configs_item)
-            field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-            info.topic_configs = topic_configs_items
+            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_configs_n, pos = _w.read_count(buf, pos, True)
+            if topic_configs_n < 0:
+                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+            elif topic_configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_configs_items: list[KeyValue] = []
+                for topic_configs_index in range(topic_configs_n):
+                    try:
+                        topic_configs_item = blank_instance(KeyValue)
+                        field = "key"
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            topic_configs_item.key = ""
+                            pos += 1
+                        else:
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            topic_configs_item.value = ""
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_configs[]", topic_configs_index
+                        raise failure from None
+                    topic_configs_items.append(topic_configs_item)
+                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                info.topic_configs = topic_configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -803,12 +831,17 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     size = len(buf)
     try:
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -865,12 +898,17 @@ def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            task_offset.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            task_offset.subtopology_id = ""
+            pos += 1
         else:
-            task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                task_offset.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                task_offset.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition, offset"
         task_offset.partition, task_offset.offset = _unpack_TaskOffset_partition_offset(buf, pos)
         pos += 12
@@ -927,25 +965,32 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            ids.subtopology_id = ""
+            pos += 1
         else:
-            ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                ids.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                ids.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions"
         partitions_n = buf[pos] - 1
-        partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partitions_end
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-            if partitions_n < 0:
-                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            partitions_end = pos + 1 + partitions_n * 4
+            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partitions_end
             else:
-                ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                partitions_n, pos = _w.read_count(buf, pos, True)
+                if partitions_n < 0:
+                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                else:
+                    ids.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1014,43 +1059,49 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
     try:
         field = "source_topics"
         source_topics_n = buf[pos] - 1
-        source_topics_end = pos + 1 + source_topics_n * 2
-        if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-            if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = source_topics_end
+        if source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            source_topics_n, pos = _w.read_count(buf, pos, True)
-            if source_topics_n < 0:
-                raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            source_topics_end = pos + 1 + source_topics_n * 2
+            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
+                group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = source_topics_end
             else:
-                group.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
+                source_topics_n, pos = _w.read_count(buf, pos, True)
+                if source_topics_n < 0:
+                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                else:
+                    group.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
         field = "source_topic_regex"
         source_topic_regex_n = buf[pos] - 1
-        source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-        if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-            if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = source_topic_regex_end
+        if source_topic_regex_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-            if source_topic_regex_n < 0:
-                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
+            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
+                group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = source_topic_regex_end
             else:
-                group.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
+                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                if source_topic_regex_n < 0:
+                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                else:
+                    group.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
         field = "repartition_source_topics"
         repartition_source_topics_n = buf[pos] - 1
-        repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-        if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-            if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = repartition_source_topics_end
+        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-            if repartition_source_topics_n < 0:
-                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
+            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
+                group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = repartition_source_topics_end
             else:
-                group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
+                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                if repartition_source_topics_n < 0:
+                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                else:
+                    group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1140,295 +1191,360 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            subtopology.subtopology_id = ""
+            pos += 1
         else:
-            subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
         index = -1  # no element yet: an error in the count names the array itself
         source_topics_n = buf[pos] - 1
-        if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            source_topics_n, pos = _w.read_count(buf, pos, True)
-        if source_topics_n < 0:
-            raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            source_topics_items: list[str] = []
-            for index in range(source_topics_n):
-                source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topics_items.append(source_topics_item)
-            subtopology.source_topics = source_topics_items
+            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                source_topics_n, pos = _w.read_count(buf, pos, True)
+            if source_topics_n < 0:
+                raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            elif source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                source_topics_items: list[str] = []
+                for index in range(source_topics_n):
+                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                    source_topics_items.append(source_topics_item)
+                subtopology.source_topics = source_topics_items
         field = "source_topic_regex"
         index = -1  # no element yet: an error in the count names the array itself
         source_topic_regex_n = buf[pos] - 1
-        if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if source_topic_regex_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-        if source_topic_regex_n < 0:
-            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-        elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            source_topic_regex_items: list[str] = []
-            for index in range(source_topic_regex_n):
-                source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topic_regex_items.append(source_topic_regex_item)
-            subtopology.source_topic_regex = source_topic_regex_items
+            if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+            if source_topic_regex_n < 0:
+                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                source_topic_regex_items: list[str] = []
+                for index in range(source_topic_regex_n):
+                    source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
+                    source_topic_regex_items.append(source_topic_regex_item)
+                subtopology.source_topic_regex = source_topic_regex_items
         field = "state_changelog_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         state_changelog_topics_n = buf[pos] - 1
-        if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if state_changelog_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-        if state_changelog_topics_n < 0:
-            raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            state_changelog_topics_items: list[TopicInfo] = []
-            for state_changelog_topics_index in range(state_changelog_topics_n):
-                try:
-                    state_changelog_topics_item = blank_instance(TopicInfo)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions, replication_factor"
-                    state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "topic_configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topic_configs_n = buf[pos] - 1
-                    if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topic_configs_n, pos = _w.read_count(buf, pos, True)
-                    if topic_configs_n < 0:
-                        raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topic_configs_items: list[KeyValue] = []
-                        for topic_configs_index in range(topic_configs_n):
-                            try:
-                                topic_configs_item = blank_instance(KeyValue)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topic_configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topic_configs[]", topic_configs_index
-                                raise failure from None
-                            topic_configs_items.append(topic_configs_item)
-                        field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                        state_changelog_topics_item.topic_configs = topic_configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        state_changelog_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "state_changelog_topics[]", state_changelog_topics_index
-                    raise failure from None
-                state_changelog_topics_items.append(state_changelog_topics_item)
-            field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-            subtopology.state_changelog_topics = state_changelog_topics_items
+            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
+            if state_changelog_topics_n < 0:
+                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                state_changelog_topics_items: list[TopicInfo] = []
+                for state_changelog_topics_index in range(state_changelog_topics_n):
+                    try:
+                        state_changelog_topics_item = blank_instance(TopicInfo)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            state_changelog_topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions, replication_factor"
+                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                        pos += 6
+                        field = "topic_configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topic_configs_n = buf[pos] - 1
+                        if topic_configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                            if topic_configs_n < 0:
+                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topic_configs_items: list[KeyValue] = []
+                                for topic_configs_index in range(topic_configs_n):
+                                    try:
+                                        topic_configs_item = blank_instance(KeyValue)
+                                        field = "key"
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
+                                        else:
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topic_configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topic_configs[]", topic_configs_index
+                                        raise failure from None
+                                    topic_configs_items.append(topic_configs_item)
+                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                state_changelog_topics_item.topic_configs = topic_configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            state_changelog_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "state_changelog_topics[]", state_changelog_topics_index
+                        raise failure from None
+                    state_changelog_topics_items.append(state_changelog_topics_item)
+                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
+                subtopology.state_changelog_topics = state_changelog_topics_items
         field = "repartition_sink_topics"
         index = -1  # no element yet: an error in the count names the array itself
         repartition_sink_topics_n = buf[pos] - 1
-        if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_sink_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            repartition_sink_topics_items: list[str] = []
-            for index in range(repartition_sink_topics_n):
-                repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                repartition_sink_topics_items.append(repartition_sink_topics_item)
-            subtopology.repartition_sink_topics = repartition_sink_topics_items
+            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
+            if repartition_sink_topics_n < 0:
+                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                repartition_sink_topics_items: list[str] = []
+                for index in range(repartition_sink_topics_n):
+                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                    repartition_sink_topics_items.append(repartition_sink_topics_item)
+                subtopology.repartition_sink_topics = repartition_sink_topics_items
         field = "repartition_source_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         repartition_source_topics_n = buf[pos] - 1
-        if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_source_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            repartition_source_topics_items: list[TopicInfo] = []
-            for repartition_source_topics_index in range(repartition_source_topics_n):
-                try:
-                    repartition_source_topics_item = blank_instance(TopicInfo)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions, replication_factor"
-                    repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "topic_configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topic_configs_n = buf[pos] - 1
-                    if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topic_configs_n, pos = _w.read_count(buf, pos, True)
-                    if topic_configs_n < 0:
-                        raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topic_configs_items: list[KeyValue] = []
-                        for topic_configs_index in range(topic_configs_n):
-                            try:
-                                topic_configs_item = blank_instance(KeyValue)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topic_configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topic_configs[]", topic_configs_index
-                                raise failure from None
-                            topic_configs_items.append(topic_configs_item)
-                        field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                        repartition_source_topics_item.topic_configs = topic_configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        repartition_source_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "repartition_source_topics[]", repartition_source_topics_index
-                    raise failure from None
-                repartition_source_topics_items.append(repartition_source_topics_item)
-            field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-            subtopology.repartition_source_topics = repartition_source_topics_items
+            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+            if repartition_source_topics_n < 0:
+                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                repartition_source_topics_items: list[TopicInfo] = []
+                for repartition_source_topics_index in range(repartition_source_topics_n):
+                    try:
+                        repartition_source_topics_item = blank_instance(TopicInfo)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            repartition_source_topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions, replication_factor"
+                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                        pos += 6
+                        field = "topic_configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topic_configs_n = buf[pos] - 1
+                        if topic_configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                            if topic_configs_n < 0:
+                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topic_configs_items: list[KeyValue] = []
+                                for topic_configs_index in range(topic_configs_n):
+                                    try:
+                                        topic_configs_item = blank_instance(KeyValue)
+                                        field = "key"
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
+                                        else:
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topic_configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topic_configs[]", topic_configs_index
+                                        raise failure from None
+                                    topic_configs_items.append(topic_configs_item)
+                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                repartition_source_topics_item.topic_configs = topic_configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            repartition_source_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "repartition_source_topics[]", repartition_source_topics_index
+                        raise failure from None
+                    repartition_source_topics_items.append(repartition_source_topics_item)
+                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
+                subtopology.repartition_source_topics = repartition_source_topics_items
         field = "copartition_groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         copartition_groups_n = buf[pos] - 1
-        if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if copartition_groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            copartition_groups_n, pos = _w.read_count(buf, pos, True)
-        if copartition_groups_n < 0:
-            raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-        elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            copartition_groups_items: list[CopartitionGroup] = []
-            for copartition_groups_index in range(copartition_groups_n):
-                try:
-                    copartition_groups_item = blank_instance(CopartitionGroup)
-                    field = "source_topics"
-                    source_topics_n = buf[pos] - 1
-                    source_topics_end = pos + 1 + source_topics_n * 2
-                    if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                        if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = source_topics_end
-                    else:
-                        source_topics_n, pos = _w.read_count(buf, pos, True)
-                        if source_topics_n < 0:
-                            raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                copartition_groups_n, pos = _w.read_count(buf, pos, True)
+            if copartition_groups_n < 0:
+                raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+            elif copartition_groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                copartition_groups_items: list[CopartitionGroup] = []
+                for copartition_groups_index in range(copartition_groups_n):
+                    try:
+                        copartition_groups_item = blank_instance(CopartitionGroup)
+                        field = "source_topics"
+                        source_topics_n = buf[pos] - 1
+                        if source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
-                    field = "source_topic_regex"
-                    source_topic_regex_n = buf[pos] - 1
-                    source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-                    if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                        if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = source_topic_regex_end
-                    else:
-                        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                        if source_topic_regex_n < 0:
-                            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                            source_topics_end = pos + 1 + source_topics_n * 2
+                            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
+                                copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = source_topics_end
+                            else:
+                                source_topics_n, pos = _w.read_count(buf, pos, True)
+                                if source_topics_n < 0:
+                                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                                else:
+                                    copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
+                        field = "source_topic_regex"
+                        source_topic_regex_n = buf[pos] - 1
+                        if source_topic_regex_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
-                    field = "repartition_source_topics"
-                    repartition_source_topics_n = buf[pos] - 1
-                    repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-                    if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                        if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = repartition_source_topics_end
-                    else:
-                        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                        if repartition_source_topics_n < 0:
-                            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
+                            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
+                                copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = source_topic_regex_end
+                            else:
+                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                                if source_topic_regex_n < 0:
+                                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                                else:
+                                    copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
+                        field = "repartition_source_topics"
+                        repartition_source_topics_n = buf[pos] - 1
+                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        copartition_groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "copartition_groups[]", copartition_groups_index
-                    raise failure from None
-                copartition_groups_items.append(copartition_groups_item)
-            field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
-            subtopology.copartition_groups = copartition_groups_items
+                            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
+                            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
+                                copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = repartition_source_topics_end
+                            else:
+                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                                if repartition_source_topics_n < 0:
+                                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                                else:
+                                    copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            copartition_groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "copartition_groups[]", copartition_groups_index
+                        raise failure from None
+                    copartition_groups_items.append(copartition_groups_item)
+                field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
+                subtopology.copartition_groups = copartition_groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1611,322 +1727,390 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
         field = "subtopologies[]"
         index = -1  # no element yet: an error in the count names the array itself
         subtopologies_n = buf[pos] - 1
-        if subtopologies_n < 0x7F and subtopologies_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if subtopologies_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            subtopologies_n, pos = _w.read_count(buf, pos, True)
-        if subtopologies_n < 0:
-            raise DecodeError("non-nullable field subtopologies was null", offset=pos)
-        elif subtopologies_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            subtopologies_items: list[Subtopology] = []
-            for subtopologies_index in range(subtopologies_n):
-                try:
-                    subtopologies_item = blank_instance(Subtopology)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "source_topics"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    source_topics_n = buf[pos] - 1
-                    if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        source_topics_n, pos = _w.read_count(buf, pos, True)
-                    if source_topics_n < 0:
-                        raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                    elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        source_topics_items: list[str] = []
-                        for index in range(source_topics_n):
-                            source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                            source_topics_items.append(source_topics_item)
-                        subtopologies_item.source_topics = source_topics_items
-                    field = "source_topic_regex"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    source_topic_regex_n = buf[pos] - 1
-                    if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                    if source_topic_regex_n < 0:
-                        raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                    elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        source_topic_regex_items: list[str] = []
-                        for index in range(source_topic_regex_n):
-                            source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                            source_topic_regex_items.append(source_topic_regex_item)
-                        subtopologies_item.source_topic_regex = source_topic_regex_items
-                    field = "state_changelog_topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    state_changelog_topics_n = buf[pos] - 1
-                    if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-                    if state_changelog_topics_n < 0:
-                        raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-                    elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        state_changelog_topics_items: list[TopicInfo] = []
-                        for state_changelog_topics_index in range(state_changelog_topics_n):
-                            try:
-                                state_changelog_topics_item = blank_instance(TopicInfo)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions, replication_factor"
-                                state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                pos += 6
-                                field = "topic_configs[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                topic_configs_n = buf[pos] - 1
-                                if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                if topic_configs_n < 0:
-                                    raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    topic_configs_items: list[KeyValue] = []
-                                    for topic_configs_index in range(topic_configs_n):
-                                        try:
-                                            topic_configs_item = blank_instance(KeyValue)
-                                            field = "key"
-                                            key_end = pos + buf[pos]
-                                            if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
+            if subtopologies_n < 0x7F and subtopologies_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subtopologies_n, pos = _w.read_count(buf, pos, True)
+            if subtopologies_n < 0:
+                raise DecodeError("non-nullable field subtopologies was null", offset=pos)
+            elif subtopologies_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                subtopologies_items: list[Subtopology] = []
+                for subtopologies_index in range(subtopologies_n):
+                    try:
+                        subtopologies_item = blank_instance(Subtopology)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            subtopologies_item.subtopology_id = ""
+                            pos += 1
+                        else:
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "source_topics"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        source_topics_n = buf[pos] - 1
+                        if source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                source_topics_n, pos = _w.read_count(buf, pos, True)
+                            if source_topics_n < 0:
+                                raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                            elif source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                source_topics_items: list[str] = []
+                                for index in range(source_topics_n):
+                                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    source_topics_items.append(source_topics_item)
+                                subtopologies_item.source_topics = source_topics_items
+                        field = "source_topic_regex"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        source_topic_regex_n = buf[pos] - 1
+                        if source_topic_regex_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                            if source_topic_regex_n < 0:
+                                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                source_topic_regex_items: list[str] = []
+                                for index in range(source_topic_regex_n):
+                                    source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    source_topic_regex_items.append(source_topic_regex_item)
+                                subtopologies_item.source_topic_regex = source_topic_regex_items
+                        field = "state_changelog_topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        state_changelog_topics_n = buf[pos] - 1
+                        if state_changelog_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
+                            if state_changelog_topics_n < 0:
+                                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+                            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                state_changelog_topics_items: list[TopicInfo] = []
+                                for state_changelog_topics_index in range(state_changelog_topics_n):
+                                    try:
+                                        state_changelog_topics_item = blank_instance(TopicInfo)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            state_changelog_topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
                                             else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "value"
-                                            value_end = pos + buf[pos]
-                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions, replication_factor"
+                                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                                        pos += 6
+                                        field = "topic_configs[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        topic_configs_n = buf[pos] - 1
+                                        if topic_configs_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                topic_configs_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "topic_configs[]", topic_configs_index
-                                            raise failure from None
-                                        topic_configs_items.append(topic_configs_item)
-                                    field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                    state_changelog_topics_item.topic_configs = topic_configs_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    state_changelog_topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "state_changelog_topics[]", state_changelog_topics_index
-                                raise failure from None
-                            state_changelog_topics_items.append(state_changelog_topics_item)
-                        field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-                        subtopologies_item.state_changelog_topics = state_changelog_topics_items
-                    field = "repartition_sink_topics"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    repartition_sink_topics_n = buf[pos] - 1
-                    if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-                    if repartition_sink_topics_n < 0:
-                        raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-                    elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        repartition_sink_topics_items: list[str] = []
-                        for index in range(repartition_sink_topics_n):
-                            repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                            repartition_sink_topics_items.append(repartition_sink_topics_item)
-                        subtopologies_item.repartition_sink_topics = repartition_sink_topics_items
-                    field = "repartition_source_topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    repartition_source_topics_n = buf[pos] - 1
-                    if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                    if repartition_source_topics_n < 0:
-                        raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                    elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        repartition_source_topics_items: list[TopicInfo] = []
-                        for repartition_source_topics_index in range(repartition_source_topics_n):
-                            try:
-                                repartition_source_topics_item = blank_instance(TopicInfo)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions, replication_factor"
-                                repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                pos += 6
-                                field = "topic_configs[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                topic_configs_n = buf[pos] - 1
-                                if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                if topic_configs_n < 0:
-                                    raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    topic_configs_items: list[KeyValue] = []
-                                    for topic_configs_index in range(topic_configs_n):
-                                        try:
-                                            topic_configs_item = blank_instance(KeyValue)
-                                            field = "key"
-                                            key_end = pos + buf[pos]
-                                            if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
                                             else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "value"
-                                            value_end = pos + buf[pos]
-                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
+                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                                            if topic_configs_n < 0:
+                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                                topic_configs_items: list[KeyValue] = []
+                                                for topic_configs_index in range(topic_configs_n):
+                                                    try:
+                                                        topic_configs_item = blank_instance(KeyValue)
+                                                        field = "key"
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
+                                                        else:
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "value"
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
+                                                        else:
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            topic_configs_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "topic_configs[]", topic_configs_index
+                                                        raise failure from None
+                                                    topic_configs_items.append(topic_configs_item)
+                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                                state_changelog_topics_item.topic_configs = topic_configs_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            state_changelog_topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "state_changelog_topics[]", state_changelog_topics_index
+                                        raise failure from None
+                                    state_changelog_topics_items.append(state_changelog_topics_item)
+                                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
+                                subtopologies_item.state_changelog_topics = state_changelog_topics_items
+                        field = "repartition_sink_topics"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        repartition_sink_topics_n = buf[pos] - 1
+                        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
+                            if repartition_sink_topics_n < 0:
+                                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+                            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                repartition_sink_topics_items: list[str] = []
+                                for index in range(repartition_sink_topics_n):
+                                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    repartition_sink_topics_items.append(repartition_sink_topics_item)
+                                subtopologies_item.repartition_sink_topics = repartition_sink_topics_items
+                        field = "repartition_source_topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        repartition_source_topics_n = buf[pos] - 1
+                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                            if repartition_source_topics_n < 0:
+                                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                repartition_source_topics_items: list[TopicInfo] = []
+                                for repartition_source_topics_index in range(repartition_source_topics_n):
+                                    try:
+                                        repartition_source_topics_item = blank_instance(TopicInfo)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            repartition_source_topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions, replication_factor"
+                                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                                        pos += 6
+                                        field = "topic_configs[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        topic_configs_n = buf[pos] - 1
+                                        if topic_configs_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                topic_configs_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "topic_configs[]", topic_configs_index
-                                            raise failure from None
-                                        topic_configs_items.append(topic_configs_item)
-                                    field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                    repartition_source_topics_item.topic_configs = topic_configs_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    repartition_source_topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "repartition_source_topics[]", repartition_source_topics_index
-                                raise failure from None
-                            repartition_source_topics_items.append(repartition_source_topics_item)
-                        field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-                        subtopologies_item.repartition_source_topics = repartition_source_topics_items
-                    field = "copartition_groups[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    copartition_groups_n = buf[pos] - 1
-                    if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        copartition_groups_n, pos = _w.read_count(buf, pos, True)
-                    if copartition_groups_n < 0:
-                        raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-                    elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        copartition_groups_items: list[CopartitionGroup] = []
-                        for copartition_groups_index in range(copartition_groups_n):
-                            try:
-                                copartition_groups_item = blank_instance(CopartitionGroup)
-                                field = "source_topics"
-                                source_topics_n = buf[pos] - 1
-                                source_topics_end = pos + 1 + source_topics_n * 2
-                                if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                                    if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = source_topics_end
-                                else:
-                                    source_topics_n, pos = _w.read_count(buf, pos, True)
-                                    if source_topics_n < 0:
-                                        raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                                    else:
-                                        copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
-                                field = "source_topic_regex"
-                                source_topic_regex_n = buf[pos] - 1
-                                source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-                                if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                                    if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = source_topic_regex_end
-                                else:
-                                    source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                                    if source_topic_regex_n < 0:
-                                        raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                                    else:
-                                        copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
-                                field = "repartition_source_topics"
-                                repartition_source_topics_n = buf[pos] - 1
-                                repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-                                if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                                    if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = repartition_source_topics_end
-                                else:
-                                    repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                                    if repartition_source_topics_n < 0:
-                                        raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                                    else:
-                                        copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    copartition_groups_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "copartition_groups[]", copartition_groups_index
-                                raise failure from None
-                            copartition_groups_items.append(copartition_groups_item)
-                        field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
-                        subtopologies_item.copartition_groups = copartition_groups_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        subtopologies_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        subtopologies_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "subtopologies[]", subtopologies_index
-                    raise failure from None
-                subtopologies_items.append(subtopologies_item)
-            field, index = "subtopologies[]", subtopologies_index  # as the last call would have left them
-            topology.subtopologies = subtopologies_items
+                                            else:
+                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                                            if topic_configs_n < 0:
+                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                topic_configs_items: list[KeyValue] = []
+                                                for topic_configs_index in range(topic_configs_n):
+                                                    try:
+                                                        topic_configs_item = blank_instance(KeyValue)
+                                                        field = "key"
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
+                                                        else:
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "value"
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
+                                                        else:
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            topic_configs_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "topic_configs[]", topic_configs_index
+                                                        raise failure from None
+                                                    topic_configs_items.append(topic_configs_item)
+                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                                repartition_source_topics_item.topic_configs = topic_configs_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            repartition_source_topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "repartition_source_topics[]", repartition_source_topics_index
+                                        raise failure from None
+                                    repartition_source_topics_items.append(repartition_source_topics_item)
+                                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
+                                subtopologies_item.repartition_source_topics = repartition_source_topics_items
+                        field = "copartition_groups[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        copartition_groups_n = buf[pos] - 1
+                        if copartition_groups_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                copartition_groups_n, pos = _w.read_count(buf, pos, True)
+                            if copartition_groups_n < 0:
+                                raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+                            elif copartition_groups_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                copartition_groups_items: list[CopartitionGroup] = []
+                                for copartition_groups_index in range(copartition_groups_n):
+                                    try:
+                                        copartition_groups_item = blank_instance(CopartitionGroup)
+                                        field = "source_topics"
+                                        source_topics_n = buf[pos] - 1
+                                        if source_topics_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            source_topics_end = pos + 1 + source_topics_n * 2
+                                            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
+                                                copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = source_topics_end
+                                            else:
+                                                source_topics_n, pos = _w.read_count(buf, pos, True)
+                                                if source_topics_n < 0:
+                                                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                                                else:
+                                                    copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
+                                        field = "source_topic_regex"
+                                        source_topic_regex_n = buf[pos] - 1
+                                        if source_topic_regex_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
+                                            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
+                                                copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = source_topic_regex_end
+                                            else:
+                                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                                                if source_topic_regex_n < 0:
+                                                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                                                else:
+                                                    copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
+                                        field = "repartition_source_topics"
+                                        repartition_source_topics_n = buf[pos] - 1
+                                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
+                                            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
+                                                copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = repartition_source_topics_end
+                                            else:
+                                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                                                if repartition_source_topics_n < 0:
+                                                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                                                else:
+                                                    copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            copartition_groups_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "copartition_groups[]", copartition_groups_index
+                                        raise failure from None
+                                    copartition_groups_items.append(copartition_groups_item)
+                                field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
+                                subtopologies_item.copartition_groups = copartition_groups_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            subtopologies_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            subtopologies_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "subtopologies[]", subtopologies_index
+                        raise failure from None
+                    subtopologies_items.append(subtopologies_item)
+                field, index = "subtopologies[]", subtopologies_index  # as the last call would have left them
+                topology.subtopologies = subtopologies_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1989,36 +2173,62 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "member_epoch, endpoint_information_epoch"
         request.member_epoch, request.endpoint_information_epoch = _unpack_StreamsGroupHeartbeatRequest_member_epoch_endpoint_information_epoch(buf, pos)
         pos += 8
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            request.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            request.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            request.instance_id = None
+            pos += 1
         else:
-            request.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                request.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                request.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            request.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            request.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            request.rack_id = None
+            pos += 1
         else:
-            request.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                request.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                request.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "rebalance_timeout_ms"
         (request.rebalance_timeout_ms,) = _unpack_StreamsGroupHeartbeatRequest_rebalance_timeout_ms(buf, pos)
         pos += 4
@@ -2031,157 +2241,198 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
         active_tasks_n = buf[pos] - 1
-        if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+        if active_tasks_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            active_tasks_n, pos = _w.read_count(buf, pos, True)
-        if active_tasks_n < 0:
-            request.active_tasks = None
-        elif active_tasks_n == 0:  # no element: no loop to set up
             request.active_tasks = []
         else:
-            active_tasks_items: list[TaskIds] = []
-            for active_tasks_index in range(active_tasks_n):
-                try:
-                    active_tasks_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if active_tasks_n < 0x7F and active_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                active_tasks_n, pos = _w.read_count(buf, pos, True)
+            if active_tasks_n < 0:
+                request.active_tasks = None
+            elif active_tasks_n == 0:  # no element: no loop to set up
+                request.active_tasks = []
+            else:
+                active_tasks_items: list[TaskIds] = []
+                for active_tasks_index in range(active_tasks_n):
+                    try:
+                        active_tasks_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            active_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        active_tasks_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "active_tasks[]", active_tasks_index
-                    raise failure from None
-                active_tasks_items.append(active_tasks_item)
-            field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
-            request.active_tasks = active_tasks_items
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            active_tasks_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "active_tasks[]", active_tasks_index
+                        raise failure from None
+                    active_tasks_items.append(active_tasks_item)
+                field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
+                request.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
         standby_tasks_n = buf[pos] - 1
-        if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+        if standby_tasks_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            standby_tasks_n, pos = _w.read_count(buf, pos, True)
-        if standby_tasks_n < 0:
-            request.standby_tasks = None
-        elif standby_tasks_n == 0:  # no element: no loop to set up
             request.standby_tasks = []
         else:
-            standby_tasks_items: list[TaskIds] = []
-            for standby_tasks_index in range(standby_tasks_n):
-                try:
-                    standby_tasks_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if standby_tasks_n < 0x7F and standby_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                standby_tasks_n, pos = _w.read_count(buf, pos, True)
+            if standby_tasks_n < 0:
+                request.standby_tasks = None
+            elif standby_tasks_n == 0:  # no element: no loop to set up
+                request.standby_tasks = []
+            else:
+                standby_tasks_items: list[TaskIds] = []
+                for standby_tasks_index in range(standby_tasks_n):
+                    try:
+                        standby_tasks_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            standby_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        standby_tasks_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "standby_tasks[]", standby_tasks_index
-                    raise failure from None
-                standby_tasks_items.append(standby_tasks_item)
-            field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
-            request.standby_tasks = standby_tasks_items
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            standby_tasks_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "standby_tasks[]", standby_tasks_index
+                        raise failure from None
+                    standby_tasks_items.append(standby_tasks_item)
+                field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
+                request.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
         warmup_tasks_n = buf[pos] - 1
-        if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+        if warmup_tasks_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            warmup_tasks_n, pos = _w.read_count(buf, pos, True)
-        if warmup_tasks_n < 0:
-            request.warmup_tasks = None
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
             request.warmup_tasks = []
         else:
-            warmup_tasks_items: list[TaskIds] = []
-            for warmup_tasks_index in range(warmup_tasks_n):
-                try:
-                    warmup_tasks_item = blank_instance(TaskIds)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions"
-                    partitions_n = buf[pos] - 1
-                    partitions_end = pos + 1 + partitions_n * 4
-                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partitions_end
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                        if partitions_n < 0:
-                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+            if warmup_tasks_n < 0x7F and warmup_tasks_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                warmup_tasks_n, pos = _w.read_count(buf, pos, True)
+            if warmup_tasks_n < 0:
+                request.warmup_tasks = None
+            elif warmup_tasks_n == 0:  # no element: no loop to set up
+                request.warmup_tasks = []
+            else:
+                warmup_tasks_items: list[TaskIds] = []
+                for warmup_tasks_index in range(warmup_tasks_n):
+                    try:
+                        warmup_tasks_item = blank_instance(TaskIds)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            warmup_tasks_item.subtopology_id = ""
+                            pos += 1
                         else:
-                            warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        warmup_tasks_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "warmup_tasks[]", warmup_tasks_index
-                    raise failure from None
-                warmup_tasks_items.append(warmup_tasks_item)
-            field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
-            request.warmup_tasks = warmup_tasks_items
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions"
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partitions_end = pos + 1 + partitions_n * 4
+                            if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partitions_end
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            warmup_tasks_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "warmup_tasks[]", warmup_tasks_index
+                        raise failure from None
+                    warmup_tasks_items.append(warmup_tasks_item)
+                field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
+                request.warmup_tasks = warmup_tasks_items
         field = "process_id"
-        process_id_end = pos + buf[pos]
-        if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
-            request.process_id = buf[pos + 1:process_id_end].decode()
-            pos = process_id_end
+        process_id_n = buf[pos]  # the length + 1
+        if process_id_n == 1:  # the empty string
+            request.process_id = ""
+            pos += 1
+        elif process_id_n == 0:  # null
+            request.process_id = None
+            pos += 1
         else:
-            request.process_id, pos = _w.read_compact_string(buf, pos)
+            process_id_end = pos + process_id_n
+            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
+                request.process_id = buf[pos + 1:process_id_end].decode()
+                pos = process_id_end
+            else:
+                request.process_id, pos = _w.read_compact_string(buf, pos)
         field = "user_endpoint"
         if buf[pos] >= 0x80:  # the null marker
             request.user_endpoint = None
@@ -2191,124 +2442,156 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
         field = "client_tags[]"
         index = -1  # no element yet: an error in the count names the array itself
         client_tags_n = buf[pos] - 1
-        if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
+        if client_tags_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            client_tags_n, pos = _w.read_count(buf, pos, True)
-        if client_tags_n < 0:
-            request.client_tags = None
-        elif client_tags_n == 0:  # no element: no loop to set up
             request.client_tags = []
         else:
-            client_tags_items: list[KeyValue] = []
-            for client_tags_index in range(client_tags_n):
-                try:
-                    client_tags_item = blank_instance(KeyValue)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        client_tags_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        client_tags_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        client_tags_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "client_tags[]", client_tags_index
-                    raise failure from None
-                client_tags_items.append(client_tags_item)
-            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
-            request.client_tags = client_tags_items
+            if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                client_tags_n, pos = _w.read_count(buf, pos, True)
+            if client_tags_n < 0:
+                request.client_tags = None
+            elif client_tags_n == 0:  # no element: no loop to set up
+                request.client_tags = []
+            else:
+                client_tags_items: list[KeyValue] = []
+                for client_tags_index in range(client_tags_n):
+                    try:
+                        client_tags_item = blank_instance(KeyValue)
+                        field = "key"
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            client_tags_item.key = ""
+                            pos += 1
+                        else:
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                client_tags_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            client_tags_item.value = ""
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                client_tags_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            client_tags_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "client_tags[]", client_tags_index
+                        raise failure from None
+                    client_tags_items.append(client_tags_item)
+                field, index = "client_tags[]", client_tags_index  # as the last call would have left them
+                request.client_tags = client_tags_items
         field = "task_offsets[]"
         index = -1  # no element yet: an error in the count names the array itself
         task_offsets_n = buf[pos] - 1
-        if task_offsets_n < 0x7F and task_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+        if task_offsets_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            task_offsets_n, pos = _w.read_count(buf, pos, True)
-        if task_offsets_n < 0:
-            request.task_offsets = None
-        elif task_offsets_n == 0:  # no element: no loop to set up
             request.task_offsets = []
         else:
-            task_offsets_items: list[TaskOffset] = []
-            for task_offsets_index in range(task_offsets_n):
-                try:
-                    task_offsets_item = blank_instance(TaskOffset)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition, offset"
-                    task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                    pos += 12
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        task_offsets_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "task_offsets[]", task_offsets_index
-                    raise failure from None
-                task_offsets_items.append(task_offsets_item)
-            field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
-            request.task_offsets = task_offsets_items
+            if task_offsets_n < 0x7F and task_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                task_offsets_n, pos = _w.read_count(buf, pos, True)
+            if task_offsets_n < 0:
+                request.task_offsets = None
+            elif task_offsets_n == 0:  # no element: no loop to set up
+                request.task_offsets = []
+            else:
+                task_offsets_items: list[TaskOffset] = []
+                for task_offsets_index in range(task_offsets_n):
+                    try:
+                        task_offsets_item = blank_instance(TaskOffset)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            task_offsets_item.subtopology_id = ""
+                            pos += 1
+                        else:
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                task_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                task_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition, offset"
+                        task_offsets_item.partition, task_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                        pos += 12
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            task_offsets_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            task_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "task_offsets[]", task_offsets_index
+                        raise failure from None
+                    task_offsets_items.append(task_offsets_item)
+                field, index = "task_offsets[]", task_offsets_index  # as the last call would have left them
+                request.task_offsets = task_offsets_items
         field = "task_end_offsets[]"
         index = -1  # no element yet: an error in the count names the array itself
         task_end_offsets_n = buf[pos] - 1
-        if task_end_offsets_n < 0x7F and task_end_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+        if task_end_offsets_n == 0:  # empty: a count byte of 1
             pos += 1
-        else:
-            task_end_offsets_n, pos = _w.read_count(buf, pos, True)
-        if task_end_offsets_n < 0:
-            request.task_end_offsets = None
-        elif task_end_offsets_n == 0:  # no element: no loop to set up
             request.task_end_offsets = []
         else:
-            task_end_offsets_items: list[TaskOffset] = []
-            for task_end_offsets_index in range(task_end_offsets_n):
-                try:
-                    task_end_offsets_item = blank_instance(TaskOffset)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition, offset"
-                    task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
-                    pos += 12
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        task_end_offsets_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "task_end_offsets[]", task_end_offsets_index
-                    raise failure from None
-                task_end_offsets_items.append(task_end_offsets_item)
-            field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
-            request.task_end_offsets = task_end_offsets_items
+            if task_end_offsets_n < 0x7F and task_end_offsets_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                task_end_offsets_n, pos = _w.read_count(buf, pos, True)
+            if task_end_offsets_n < 0:
+                request.task_end_offsets = None
+            elif task_end_offsets_n == 0:  # no element: no loop to set up
+                request.task_end_offsets = []
+            else:
+                task_end_offsets_items: list[TaskOffset] = []
+                for task_end_offsets_index in range(task_end_offsets_n):
+                    try:
+                        task_end_offsets_item = blank_instance(TaskOffset)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            task_end_offsets_item.subtopology_id = ""
+                            pos += 1
+                        else:
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                task_end_offsets_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                task_end_offsets_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition, offset"
+                        task_end_offsets_item.partition, task_end_offsets_item.offset = _unpack_TaskOffset_partition_offset(buf, pos)
+                        pos += 12
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            task_end_offsets_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            task_end_offsets_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "task_end_offsets[]", task_end_offsets_index
+                        raise failure from None
+                    task_end_offsets_items.append(task_end_offsets_item)
+                field, index = "task_end_offsets[]", task_end_offsets_index  # as the last call would have left them
+                request.task_end_offsets = task_end_offsets_items
         field = "shutdown_application"
         (request.shutdown_application,) = _unpack_StreamsGroupHeartbeatRequest_shutdown_application(buf, pos)
         pos += 1

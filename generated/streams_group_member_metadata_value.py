@@ -216,12 +216,17 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     size = len(buf)
     try:
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -278,19 +283,29 @@ def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            value.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            value.key = ""
+            pos += 1
         else:
-            value.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                value.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                value.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            value.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            value.value = ""
+            pos += 1
         else:
-            value.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                value.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                value.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -352,43 +367,74 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
     size = len(buf)
     try:
         field = "instance_id"
-        instance_id_end = pos + buf[pos]
-        if pos < instance_id_end < pos + 0x80 and instance_id_end <= size:  # the usual case: a short string
-            value.instance_id = buf[pos + 1:instance_id_end].decode()
-            pos = instance_id_end
+        instance_id_n = buf[pos]  # the length + 1
+        if instance_id_n == 1:  # the empty string
+            value.instance_id = ""
+            pos += 1
+        elif instance_id_n == 0:  # null
+            value.instance_id = None
+            pos += 1
         else:
-            value.instance_id, pos = _w.read_compact_string(buf, pos)
+            instance_id_end = pos + instance_id_n
+            if 0 < instance_id_n < 0x80 and instance_id_end <= size:  # the usual case: a short string
+                value.instance_id = buf[pos + 1:instance_id_end].decode()
+                pos = instance_id_end
+            else:
+                value.instance_id, pos = _w.read_compact_string(buf, pos)
         field = "rack_id"
-        rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
-            value.rack_id = buf[pos + 1:rack_id_end].decode()
-            pos = rack_id_end
+        rack_id_n = buf[pos]  # the length + 1
+        if rack_id_n == 1:  # the empty string
+            value.rack_id = ""
+            pos += 1
+        elif rack_id_n == 0:  # null
+            value.rack_id = None
+            pos += 1
         else:
-            value.rack_id, pos = _w.read_compact_string(buf, pos)
+            rack_id_end = pos + rack_id_n
+            if 0 < rack_id_n < 0x80 and rack_id_end <= size:  # the usual case: a short string
+                value.rack_id = buf[pos + 1:rack_id_end].decode()
+                pos = rack_id_end
+            else:
+                value.rack_id, pos = _w.read_compact_string(buf, pos)
         field = "client_id"
-        client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
-            value.client_id = buf[pos + 1:client_id_end].decode()
-            pos = client_id_end
+        client_id_n = buf[pos]  # the length + 1
+        if client_id_n == 1:  # the empty string
+            value.client_id = ""
+            pos += 1
         else:
-            value.client_id, pos = _w.read_compact_string_nn(buf, pos)
+            client_id_end = pos + client_id_n
+            if 0 < client_id_n < 0x80 and client_id_end <= size:  # the usual case: a short string
+                value.client_id = buf[pos + 1:client_id_end].decode()
+                pos = client_id_end
+            else:
+                value.client_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "client_host"
-        client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
-            value.client_host = buf[pos + 1:client_host_end].decode()
-            pos = client_host_end
+        client_host_n = buf[pos]  # the length + 1
+        if client_host_n == 1:  # the empty string
+            value.client_host = ""
+            pos += 1
         else:
-            value.client_host, pos = _w.read_compact_string_nn(buf, pos)
+            client_host_end = pos + client_host_n
+            if 0 < client_host_n < 0x80 and client_host_end <= size:  # the usual case: a short string
+                value.client_host = buf[pos + 1:client_host_end].decode()
+                pos = client_host_end
+            else:
+                value.client_host, pos = _w.read_compact_string_nn(buf, pos)
         field = "rebalance_timeout_ms, topology_epoch"
         value.rebalance_timeout_ms, value.topology_epoch = _unpack_StreamsGroupMemberMetadataValue_rebalance_timeout_ms_topology_epoch(buf, pos)
         pos += 8
         field = "process_id"
-        process_id_end = pos + buf[pos]
-        if pos < process_id_end < pos + 0x80 and process_id_end <= size:  # the usual case: a short string
-            value.process_id = buf[pos + 1:process_id_end].decode()
-            pos = process_id_end
+        process_id_n = buf[pos]  # the length + 1
+        if process_id_n == 1:  # the empty string
+            value.process_id = ""
+            pos += 1
         else:
-            value.process_id, pos = _w.read_compact_string_nn(buf, pos)
+            process_id_end = pos + process_id_n
+            if 0 < process_id_n < 0x80 and process_id_end <= size:  # the usual case: a short string
+                value.process_id = buf[pos + 1:process_id_end].decode()
+                pos = process_id_end
+            else:
+                value.process_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "user_endpoint"
         if buf[pos] >= 0x80:  # the null marker
             value.user_endpoint = None
@@ -398,46 +444,59 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
         field = "client_tags[]"
         index = -1  # no element yet: an error in the count names the array itself
         client_tags_n = buf[pos] - 1
-        if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if client_tags_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            client_tags_n, pos = _w.read_count(buf, pos, True)
-        if client_tags_n < 0:
-            raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            client_tags_items: list[KeyValue] = []
-            for client_tags_index in range(client_tags_n):
-                try:
-                    client_tags_item = blank_instance(KeyValue)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        client_tags_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        client_tags_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        client_tags_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "client_tags[]", client_tags_index
-                    raise failure from None
-                client_tags_items.append(client_tags_item)
-            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
-            value.client_tags = client_tags_items
+            if client_tags_n < 0x7F and client_tags_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                client_tags_n, pos = _w.read_count(buf, pos, True)
+            if client_tags_n < 0:
+                raise DecodeError("non-nullable field client_tags was null", offset=pos)
+            elif client_tags_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                client_tags_items: list[KeyValue] = []
+                for client_tags_index in range(client_tags_n):
+                    try:
+                        client_tags_item = blank_instance(KeyValue)
+                        field = "key"
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            client_tags_item.key = ""
+                            pos += 1
+                        else:
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                client_tags_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                client_tags_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            client_tags_item.value = ""
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                client_tags_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                client_tags_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            client_tags_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            client_tags_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "client_tags[]", client_tags_index
+                        raise failure from None
+                    client_tags_items.append(client_tags_item)
+                field, index = "client_tags[]", client_tags_index  # as the last call would have left them
+                value.client_tags = client_tags_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

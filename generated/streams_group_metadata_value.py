@@ -142,19 +142,29 @@ def _read_LastAssignmentConfig_v0(buf: bytes, pos: int) -> tuple[LastAssignmentC
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            config.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            config.key = ""
+            pos += 1
         else:
-            config.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                config.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            config.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            config.value = ""
+            pos += 1
         else:
-            config.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                config.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -248,46 +258,59 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                     field = "last_assignment_configs[]"
                     index = -1  # no element yet: an error in the count names the array itself
                     last_assignment_configs_n = buf[pos] - 1
-                    if last_assignment_configs_n < 0x7F and last_assignment_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
+                    if last_assignment_configs_n == 0:  # empty: a count byte of 1
+                        pos += 1  # the field is left unset
                     else:
-                        last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
-                    if last_assignment_configs_n < 0:
-                        value.last_assignment_configs = None
-                    elif last_assignment_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        last_assignment_configs_items: list[LastAssignmentConfig] = []
-                        for last_assignment_configs_index in range(last_assignment_configs_n):
-                            try:
-                                last_assignment_configs_item = blank_instance(LastAssignmentConfig)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    last_assignment_configs_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    last_assignment_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    last_assignment_configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    last_assignment_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    last_assignment_configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    last_assignment_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "last_assignment_configs[]", last_assignment_configs_index
-                                raise failure from None
-                            last_assignment_configs_items.append(last_assignment_configs_item)
-                        field, index = "last_assignment_configs[]", last_assignment_configs_index  # as the last call would have left them
-                        value.last_assignment_configs = last_assignment_configs_items
+                        if last_assignment_configs_n < 0x7F and last_assignment_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                            pos += 1
+                        else:
+                            last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
+                        if last_assignment_configs_n < 0:
+                            value.last_assignment_configs = None
+                        elif last_assignment_configs_n == 0:  # no element: no loop to set up
+                            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                        else:
+                            last_assignment_configs_items: list[LastAssignmentConfig] = []
+                            for last_assignment_configs_index in range(last_assignment_configs_n):
+                                try:
+                                    last_assignment_configs_item = blank_instance(LastAssignmentConfig)
+                                    field = "key"
+                                    key_n = buf[pos]  # the length + 1
+                                    if key_n == 1:  # the empty string
+                                        last_assignment_configs_item.key = ""
+                                        pos += 1
+                                    else:
+                                        key_end = pos + key_n
+                                        if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                            last_assignment_configs_item.key = buf[pos + 1:key_end].decode()
+                                            pos = key_end
+                                        else:
+                                            last_assignment_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "value"
+                                    value_n = buf[pos]  # the length + 1
+                                    if value_n == 1:  # the empty string
+                                        last_assignment_configs_item.value = ""
+                                        pos += 1
+                                    else:
+                                        value_end = pos + value_n
+                                        if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                            last_assignment_configs_item.value = buf[pos + 1:value_end].decode()
+                                            pos = value_end
+                                        else:
+                                            last_assignment_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                    field = "(tagged fields)"
+                                    if buf[pos] == 0:
+                                        pos += 1
+                                        last_assignment_configs_item.unknown_tagged_fields = ()
+                                    else:  # tags these versions do not know, kept as they came
+                                        last_assignment_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                except _w.DECODE_FAILURES as error:
+                                    failure = _w.decode_failure(error, field, index, pos)
+                                    field, index = "last_assignment_configs[]", last_assignment_configs_index
+                                    raise failure from None
+                                last_assignment_configs_items.append(last_assignment_configs_item)
+                            field, index = "last_assignment_configs[]", last_assignment_configs_index  # as the last call would have left them
+                            value.last_assignment_configs = last_assignment_configs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (last_assignment_configs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -316,19 +316,29 @@ def _read_TopicConfig_v0(buf: bytes, pos: int) -> tuple[TopicConfig, int]:
     size = len(buf)
     try:
         field = "key"
-        key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-            config.key = buf[pos + 1:key_end].decode()
-            pos = key_end
+        key_n = buf[pos]  # the length + 1
+        if key_n == 1:  # the empty string
+            config.key = ""
+            pos += 1
         else:
-            config.key, pos = _w.read_compact_string_nn(buf, pos)
+            key_end = pos + key_n
+            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                config.key = buf[pos + 1:key_end].decode()
+                pos = key_end
+            else:
+                config.key, pos = _w.read_compact_string_nn(buf, pos)
         field = "value"
-        value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-            config.value = buf[pos + 1:value_end].decode()
-            pos = value_end
+        value_n = buf[pos]  # the length + 1
+        if value_n == 1:  # the empty string
+            config.value = ""
+            pos += 1
         else:
-            config.value, pos = _w.read_compact_string_nn(buf, pos)
+            value_end = pos + value_n
+            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                config.value = buf[pos + 1:value_end].decode()
+                pos = value_end
+            else:
+                config.value, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -390,58 +400,76 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            info.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            info.name = ""
+            pos += 1
         else:
-            info.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                info.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                info.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions, replication_factor"
         info.partitions, info.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
         pos += 6
         field = "topic_configs[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_configs_n = buf[pos] - 1
-        if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_configs_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_configs_n, pos = _w.read_count(buf, pos, True)
-        if topic_configs_n < 0:
-            raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_configs_items: list[TopicConfig] = []
-            for topic_configs_index in range(topic_configs_n):
-                try:
-                    topic_configs_item = blank_instance(TopicConfig)
-                    field = "key"
-                    key_end = pos + buf[pos]
-                    if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                        topic_configs_item.key = buf[pos + 1:key_end].decode()
-                        pos = key_end
-                    else:
-                        topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "value"
-                    value_end = pos + buf[pos]
-                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                        topic_configs_item.value = buf[pos + 1:value_end].decode()
-                        pos = value_end
-                    else:
-                        topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_configs_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_configs[]", topic_configs_index
-                    raise failure from None
-                topic_configs_items.append(topic_configs_item)
-            field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-            info.topic_configs = topic_configs_items
+            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_configs_n, pos = _w.read_count(buf, pos, True)
+            if topic_configs_n < 0:
+                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+            elif topic_configs_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_configs_items: list[TopicConfig] = []
+                for topic_configs_index in range(topic_configs_n):
+                    try:
+                        topic_configs_item = blank_instance(TopicConfig)
+                        field = "key"
+                        key_n = buf[pos]  # the length + 1
+                        if key_n == 1:  # the empty string
+                            topic_configs_item.key = ""
+                            pos += 1
+                        else:
+                            key_end = pos + key_n
+                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                pos = key_end
+                            else:
+                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "value"
+                        value_n = buf[pos]  # the length + 1
+                        if value_n == 1:  # the empty string
+                            topic_configs_item.value = ""
+                            pos += 1
+                        else:
+                            value_end = pos + value_n
+                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                pos = value_end
+                            else:
+                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_configs_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_configs[]", topic_configs_index
+                        raise failure from None
+                    topic_configs_items.append(topic_configs_item)
+                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                info.topic_configs = topic_configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -515,43 +543,49 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
     try:
         field = "source_topics"
         source_topics_n = buf[pos] - 1
-        source_topics_end = pos + 1 + source_topics_n * 2
-        if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-            if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = source_topics_end
+        if source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            source_topics_n, pos = _w.read_count(buf, pos, True)
-            if source_topics_n < 0:
-                raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            source_topics_end = pos + 1 + source_topics_n * 2
+            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
+                group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = source_topics_end
             else:
-                group.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
+                source_topics_n, pos = _w.read_count(buf, pos, True)
+                if source_topics_n < 0:
+                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                else:
+                    group.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
         field = "source_topic_regex"
         source_topic_regex_n = buf[pos] - 1
-        source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-        if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-            if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = source_topic_regex_end
+        if source_topic_regex_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-            if source_topic_regex_n < 0:
-                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
+            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
+                group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = source_topic_regex_end
             else:
-                group.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
+                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                if source_topic_regex_n < 0:
+                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                else:
+                    group.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
         field = "repartition_source_topics"
         repartition_source_topics_n = buf[pos] - 1
-        repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-        if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-            if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = repartition_source_topics_end
+        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-            if repartition_source_topics_n < 0:
-                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
+            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
+                group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = repartition_source_topics_end
             else:
-                group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
+                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                if repartition_source_topics_n < 0:
+                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                else:
+                    group.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -641,295 +675,360 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
     size = len(buf)
     try:
         field = "subtopology_id"
-        subtopology_id_end = pos + buf[pos]
-        if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-            subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-            pos = subtopology_id_end
+        subtopology_id_n = buf[pos]  # the length + 1
+        if subtopology_id_n == 1:  # the empty string
+            subtopology.subtopology_id = ""
+            pos += 1
         else:
-            subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+            subtopology_id_end = pos + subtopology_id_n
+            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                subtopology.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                pos = subtopology_id_end
+            else:
+                subtopology.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "source_topics"
         index = -1  # no element yet: an error in the count names the array itself
         source_topics_n = buf[pos] - 1
-        if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            source_topics_n, pos = _w.read_count(buf, pos, True)
-        if source_topics_n < 0:
-            raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            source_topics_items: list[str] = []
-            for index in range(source_topics_n):
-                source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topics_items.append(source_topics_item)
-            subtopology.source_topics = source_topics_items
+            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                source_topics_n, pos = _w.read_count(buf, pos, True)
+            if source_topics_n < 0:
+                raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            elif source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                source_topics_items: list[str] = []
+                for index in range(source_topics_n):
+                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                    source_topics_items.append(source_topics_item)
+                subtopology.source_topics = source_topics_items
         field = "source_topic_regex"
         index = -1  # no element yet: an error in the count names the array itself
         source_topic_regex_n = buf[pos] - 1
-        if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if source_topic_regex_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-        if source_topic_regex_n < 0:
-            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-        elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            source_topic_regex_items: list[str] = []
-            for index in range(source_topic_regex_n):
-                source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                source_topic_regex_items.append(source_topic_regex_item)
-            subtopology.source_topic_regex = source_topic_regex_items
+            if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+            if source_topic_regex_n < 0:
+                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                source_topic_regex_items: list[str] = []
+                for index in range(source_topic_regex_n):
+                    source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
+                    source_topic_regex_items.append(source_topic_regex_item)
+                subtopology.source_topic_regex = source_topic_regex_items
         field = "state_changelog_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         state_changelog_topics_n = buf[pos] - 1
-        if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if state_changelog_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-        if state_changelog_topics_n < 0:
-            raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            state_changelog_topics_items: list[TopicInfo] = []
-            for state_changelog_topics_index in range(state_changelog_topics_n):
-                try:
-                    state_changelog_topics_item = blank_instance(TopicInfo)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions, replication_factor"
-                    state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "topic_configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topic_configs_n = buf[pos] - 1
-                    if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topic_configs_n, pos = _w.read_count(buf, pos, True)
-                    if topic_configs_n < 0:
-                        raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topic_configs_items: list[TopicConfig] = []
-                        for topic_configs_index in range(topic_configs_n):
-                            try:
-                                topic_configs_item = blank_instance(TopicConfig)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topic_configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topic_configs[]", topic_configs_index
-                                raise failure from None
-                            topic_configs_items.append(topic_configs_item)
-                        field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                        state_changelog_topics_item.topic_configs = topic_configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        state_changelog_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "state_changelog_topics[]", state_changelog_topics_index
-                    raise failure from None
-                state_changelog_topics_items.append(state_changelog_topics_item)
-            field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-            subtopology.state_changelog_topics = state_changelog_topics_items
+            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
+            if state_changelog_topics_n < 0:
+                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                state_changelog_topics_items: list[TopicInfo] = []
+                for state_changelog_topics_index in range(state_changelog_topics_n):
+                    try:
+                        state_changelog_topics_item = blank_instance(TopicInfo)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            state_changelog_topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions, replication_factor"
+                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                        pos += 6
+                        field = "topic_configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topic_configs_n = buf[pos] - 1
+                        if topic_configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                            if topic_configs_n < 0:
+                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topic_configs_items: list[TopicConfig] = []
+                                for topic_configs_index in range(topic_configs_n):
+                                    try:
+                                        topic_configs_item = blank_instance(TopicConfig)
+                                        field = "key"
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
+                                        else:
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topic_configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topic_configs[]", topic_configs_index
+                                        raise failure from None
+                                    topic_configs_items.append(topic_configs_item)
+                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                state_changelog_topics_item.topic_configs = topic_configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            state_changelog_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "state_changelog_topics[]", state_changelog_topics_index
+                        raise failure from None
+                    state_changelog_topics_items.append(state_changelog_topics_item)
+                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
+                subtopology.state_changelog_topics = state_changelog_topics_items
         field = "repartition_sink_topics"
         index = -1  # no element yet: an error in the count names the array itself
         repartition_sink_topics_n = buf[pos] - 1
-        if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_sink_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            repartition_sink_topics_items: list[str] = []
-            for index in range(repartition_sink_topics_n):
-                repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                repartition_sink_topics_items.append(repartition_sink_topics_item)
-            subtopology.repartition_sink_topics = repartition_sink_topics_items
+            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
+            if repartition_sink_topics_n < 0:
+                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                repartition_sink_topics_items: list[str] = []
+                for index in range(repartition_sink_topics_n):
+                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                    repartition_sink_topics_items.append(repartition_sink_topics_item)
+                subtopology.repartition_sink_topics = repartition_sink_topics_items
         field = "repartition_source_topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         repartition_source_topics_n = buf[pos] - 1
-        if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-        if repartition_source_topics_n < 0:
-            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            repartition_source_topics_items: list[TopicInfo] = []
-            for repartition_source_topics_index in range(repartition_source_topics_n):
-                try:
-                    repartition_source_topics_item = blank_instance(TopicInfo)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions, replication_factor"
-                    repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                    pos += 6
-                    field = "topic_configs[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topic_configs_n = buf[pos] - 1
-                    if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topic_configs_n, pos = _w.read_count(buf, pos, True)
-                    if topic_configs_n < 0:
-                        raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topic_configs_items: list[TopicConfig] = []
-                        for topic_configs_index in range(topic_configs_n):
-                            try:
-                                topic_configs_item = blank_instance(TopicConfig)
-                                field = "key"
-                                key_end = pos + buf[pos]
-                                if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                    topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                    pos = key_end
-                                else:
-                                    topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "value"
-                                value_end = pos + buf[pos]
-                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                    topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                    pos = value_end
-                                else:
-                                    topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topic_configs_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topic_configs[]", topic_configs_index
-                                raise failure from None
-                            topic_configs_items.append(topic_configs_item)
-                        field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                        repartition_source_topics_item.topic_configs = topic_configs_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        repartition_source_topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "repartition_source_topics[]", repartition_source_topics_index
-                    raise failure from None
-                repartition_source_topics_items.append(repartition_source_topics_item)
-            field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-            subtopology.repartition_source_topics = repartition_source_topics_items
+            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+            if repartition_source_topics_n < 0:
+                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                repartition_source_topics_items: list[TopicInfo] = []
+                for repartition_source_topics_index in range(repartition_source_topics_n):
+                    try:
+                        repartition_source_topics_item = blank_instance(TopicInfo)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            repartition_source_topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions, replication_factor"
+                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                        pos += 6
+                        field = "topic_configs[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topic_configs_n = buf[pos] - 1
+                        if topic_configs_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                            if topic_configs_n < 0:
+                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topic_configs_items: list[TopicConfig] = []
+                                for topic_configs_index in range(topic_configs_n):
+                                    try:
+                                        topic_configs_item = blank_instance(TopicConfig)
+                                        field = "key"
+                                        key_n = buf[pos]  # the length + 1
+                                        if key_n == 1:  # the empty string
+                                            topic_configs_item.key = ""
+                                            pos += 1
+                                        else:
+                                            key_end = pos + key_n
+                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                pos = key_end
+                                            else:
+                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "value"
+                                        value_n = buf[pos]  # the length + 1
+                                        if value_n == 1:  # the empty string
+                                            topic_configs_item.value = ""
+                                            pos += 1
+                                        else:
+                                            value_end = pos + value_n
+                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                pos = value_end
+                                            else:
+                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topic_configs_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topic_configs[]", topic_configs_index
+                                        raise failure from None
+                                    topic_configs_items.append(topic_configs_item)
+                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                repartition_source_topics_item.topic_configs = topic_configs_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            repartition_source_topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "repartition_source_topics[]", repartition_source_topics_index
+                        raise failure from None
+                    repartition_source_topics_items.append(repartition_source_topics_item)
+                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
+                subtopology.repartition_source_topics = repartition_source_topics_items
         field = "copartition_groups[]"
         index = -1  # no element yet: an error in the count names the array itself
         copartition_groups_n = buf[pos] - 1
-        if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if copartition_groups_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            copartition_groups_n, pos = _w.read_count(buf, pos, True)
-        if copartition_groups_n < 0:
-            raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-        elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            copartition_groups_items: list[CopartitionGroup] = []
-            for copartition_groups_index in range(copartition_groups_n):
-                try:
-                    copartition_groups_item = blank_instance(CopartitionGroup)
-                    field = "source_topics"
-                    source_topics_n = buf[pos] - 1
-                    source_topics_end = pos + 1 + source_topics_n * 2
-                    if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                        if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = source_topics_end
-                    else:
-                        source_topics_n, pos = _w.read_count(buf, pos, True)
-                        if source_topics_n < 0:
-                            raise DecodeError("non-nullable field source_topics was null", offset=pos)
+            if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                copartition_groups_n, pos = _w.read_count(buf, pos, True)
+            if copartition_groups_n < 0:
+                raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+            elif copartition_groups_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                copartition_groups_items: list[CopartitionGroup] = []
+                for copartition_groups_index in range(copartition_groups_n):
+                    try:
+                        copartition_groups_item = blank_instance(CopartitionGroup)
+                        field = "source_topics"
+                        source_topics_n = buf[pos] - 1
+                        if source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
-                    field = "source_topic_regex"
-                    source_topic_regex_n = buf[pos] - 1
-                    source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-                    if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                        if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = source_topic_regex_end
-                    else:
-                        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                        if source_topic_regex_n < 0:
-                            raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                            source_topics_end = pos + 1 + source_topics_n * 2
+                            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
+                                copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = source_topics_end
+                            else:
+                                source_topics_n, pos = _w.read_count(buf, pos, True)
+                                if source_topics_n < 0:
+                                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                                else:
+                                    copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
+                        field = "source_topic_regex"
+                        source_topic_regex_n = buf[pos] - 1
+                        if source_topic_regex_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
-                    field = "repartition_source_topics"
-                    repartition_source_topics_n = buf[pos] - 1
-                    repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-                    if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                        if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = repartition_source_topics_end
-                    else:
-                        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                        if repartition_source_topics_n < 0:
-                            raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
+                            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
+                                copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = source_topic_regex_end
+                            else:
+                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                                if source_topic_regex_n < 0:
+                                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                                else:
+                                    copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
+                        field = "repartition_source_topics"
+                        repartition_source_topics_n = buf[pos] - 1
+                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        copartition_groups_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "copartition_groups[]", copartition_groups_index
-                    raise failure from None
-                copartition_groups_items.append(copartition_groups_item)
-            field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
-            subtopology.copartition_groups = copartition_groups_items
+                            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
+                            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
+                                copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = repartition_source_topics_end
+                            else:
+                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                                if repartition_source_topics_n < 0:
+                                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                                else:
+                                    copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            copartition_groups_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "copartition_groups[]", copartition_groups_index
+                        raise failure from None
+                    copartition_groups_items.append(copartition_groups_item)
+                field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
+                subtopology.copartition_groups = copartition_groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1112,322 +1211,390 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
         field = "subtopologies[]"
         index = -1  # no element yet: an error in the count names the array itself
         subtopologies_n = buf[pos] - 1
-        if subtopologies_n < 0x7F and subtopologies_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if subtopologies_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            subtopologies_n, pos = _w.read_count(buf, pos, True)
-        if subtopologies_n < 0:
-            raise DecodeError("non-nullable field subtopologies was null", offset=pos)
-        elif subtopologies_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            subtopologies_items: list[Subtopology] = []
-            for subtopologies_index in range(subtopologies_n):
-                try:
-                    subtopologies_item = blank_instance(Subtopology)
-                    field = "subtopology_id"
-                    subtopology_id_end = pos + buf[pos]
-                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
-                        subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
-                        pos = subtopology_id_end
-                    else:
-                        subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "source_topics"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    source_topics_n = buf[pos] - 1
-                    if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        source_topics_n, pos = _w.read_count(buf, pos, True)
-                    if source_topics_n < 0:
-                        raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                    elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        source_topics_items: list[str] = []
-                        for index in range(source_topics_n):
-                            source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                            source_topics_items.append(source_topics_item)
-                        subtopologies_item.source_topics = source_topics_items
-                    field = "source_topic_regex"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    source_topic_regex_n = buf[pos] - 1
-                    if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                    if source_topic_regex_n < 0:
-                        raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                    elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        source_topic_regex_items: list[str] = []
-                        for index in range(source_topic_regex_n):
-                            source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
-                            source_topic_regex_items.append(source_topic_regex_item)
-                        subtopologies_item.source_topic_regex = source_topic_regex_items
-                    field = "state_changelog_topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    state_changelog_topics_n = buf[pos] - 1
-                    if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
-                    if state_changelog_topics_n < 0:
-                        raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-                    elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        state_changelog_topics_items: list[TopicInfo] = []
-                        for state_changelog_topics_index in range(state_changelog_topics_n):
-                            try:
-                                state_changelog_topics_item = blank_instance(TopicInfo)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions, replication_factor"
-                                state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                pos += 6
-                                field = "topic_configs[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                topic_configs_n = buf[pos] - 1
-                                if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                if topic_configs_n < 0:
-                                    raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    topic_configs_items: list[TopicConfig] = []
-                                    for topic_configs_index in range(topic_configs_n):
-                                        try:
-                                            topic_configs_item = blank_instance(TopicConfig)
-                                            field = "key"
-                                            key_end = pos + buf[pos]
-                                            if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
+            if subtopologies_n < 0x7F and subtopologies_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                subtopologies_n, pos = _w.read_count(buf, pos, True)
+            if subtopologies_n < 0:
+                raise DecodeError("non-nullable field subtopologies was null", offset=pos)
+            elif subtopologies_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                subtopologies_items: list[Subtopology] = []
+                for subtopologies_index in range(subtopologies_n):
+                    try:
+                        subtopologies_item = blank_instance(Subtopology)
+                        field = "subtopology_id"
+                        subtopology_id_n = buf[pos]  # the length + 1
+                        if subtopology_id_n == 1:  # the empty string
+                            subtopologies_item.subtopology_id = ""
+                            pos += 1
+                        else:
+                            subtopology_id_end = pos + subtopology_id_n
+                            if 0 < subtopology_id_n < 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                                subtopologies_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                                pos = subtopology_id_end
+                            else:
+                                subtopologies_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "source_topics"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        source_topics_n = buf[pos] - 1
+                        if source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if source_topics_n < 0x7F and source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                source_topics_n, pos = _w.read_count(buf, pos, True)
+                            if source_topics_n < 0:
+                                raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                            elif source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                source_topics_items: list[str] = []
+                                for index in range(source_topics_n):
+                                    source_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    source_topics_items.append(source_topics_item)
+                                subtopologies_item.source_topics = source_topics_items
+                        field = "source_topic_regex"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        source_topic_regex_n = buf[pos] - 1
+                        if source_topic_regex_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if source_topic_regex_n < 0x7F and source_topic_regex_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                            if source_topic_regex_n < 0:
+                                raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                            elif source_topic_regex_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                source_topic_regex_items: list[str] = []
+                                for index in range(source_topic_regex_n):
+                                    source_topic_regex_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    source_topic_regex_items.append(source_topic_regex_item)
+                                subtopologies_item.source_topic_regex = source_topic_regex_items
+                        field = "state_changelog_topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        state_changelog_topics_n = buf[pos] - 1
+                        if state_changelog_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if state_changelog_topics_n < 0x7F and state_changelog_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
+                            if state_changelog_topics_n < 0:
+                                raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+                            elif state_changelog_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                state_changelog_topics_items: list[TopicInfo] = []
+                                for state_changelog_topics_index in range(state_changelog_topics_n):
+                                    try:
+                                        state_changelog_topics_item = blank_instance(TopicInfo)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            state_changelog_topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                state_changelog_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
                                             else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "value"
-                                            value_end = pos + buf[pos]
-                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
-                                            else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                                state_changelog_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions, replication_factor"
+                                        state_changelog_topics_item.partitions, state_changelog_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                                        pos += 6
+                                        field = "topic_configs[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        topic_configs_n = buf[pos] - 1
+                                        if topic_configs_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                topic_configs_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "topic_configs[]", topic_configs_index
-                                            raise failure from None
-                                        topic_configs_items.append(topic_configs_item)
-                                    field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                    state_changelog_topics_item.topic_configs = topic_configs_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    state_changelog_topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "state_changelog_topics[]", state_changelog_topics_index
-                                raise failure from None
-                            state_changelog_topics_items.append(state_changelog_topics_item)
-                        field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
-                        subtopologies_item.state_changelog_topics = state_changelog_topics_items
-                    field = "repartition_sink_topics"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    repartition_sink_topics_n = buf[pos] - 1
-                    if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
-                    if repartition_sink_topics_n < 0:
-                        raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-                    elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        repartition_sink_topics_items: list[str] = []
-                        for index in range(repartition_sink_topics_n):
-                            repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
-                            repartition_sink_topics_items.append(repartition_sink_topics_item)
-                        subtopologies_item.repartition_sink_topics = repartition_sink_topics_items
-                    field = "repartition_source_topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    repartition_source_topics_n = buf[pos] - 1
-                    if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                    if repartition_source_topics_n < 0:
-                        raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                    elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        repartition_source_topics_items: list[TopicInfo] = []
-                        for repartition_source_topics_index in range(repartition_source_topics_n):
-                            try:
-                                repartition_source_topics_item = blank_instance(TopicInfo)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partitions, replication_factor"
-                                repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
-                                pos += 6
-                                field = "topic_configs[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                topic_configs_n = buf[pos] - 1
-                                if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    topic_configs_n, pos = _w.read_count(buf, pos, True)
-                                if topic_configs_n < 0:
-                                    raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    topic_configs_items: list[TopicConfig] = []
-                                    for topic_configs_index in range(topic_configs_n):
-                                        try:
-                                            topic_configs_item = blank_instance(TopicConfig)
-                                            field = "key"
-                                            key_end = pos + buf[pos]
-                                            if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
-                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
-                                                pos = key_end
                                             else:
-                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "value"
-                                            value_end = pos + buf[pos]
-                                            if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
-                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
-                                                pos = value_end
+                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                                            if topic_configs_n < 0:
+                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                                             else:
-                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
-                                            field = "(tagged fields)"
-                                            if buf[pos] == 0:
+                                                topic_configs_items: list[TopicConfig] = []
+                                                for topic_configs_index in range(topic_configs_n):
+                                                    try:
+                                                        topic_configs_item = blank_instance(TopicConfig)
+                                                        field = "key"
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
+                                                        else:
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "value"
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
+                                                        else:
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            topic_configs_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "topic_configs[]", topic_configs_index
+                                                        raise failure from None
+                                                    topic_configs_items.append(topic_configs_item)
+                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                                state_changelog_topics_item.topic_configs = topic_configs_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            state_changelog_topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            state_changelog_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "state_changelog_topics[]", state_changelog_topics_index
+                                        raise failure from None
+                                    state_changelog_topics_items.append(state_changelog_topics_item)
+                                field, index = "state_changelog_topics[]", state_changelog_topics_index  # as the last call would have left them
+                                subtopologies_item.state_changelog_topics = state_changelog_topics_items
+                        field = "repartition_sink_topics"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        repartition_sink_topics_n = buf[pos] - 1
+                        if repartition_sink_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if repartition_sink_topics_n < 0x7F and repartition_sink_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
+                            if repartition_sink_topics_n < 0:
+                                raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+                            elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                repartition_sink_topics_items: list[str] = []
+                                for index in range(repartition_sink_topics_n):
+                                    repartition_sink_topics_item, pos = _w.read_compact_string_nn(buf, pos)
+                                    repartition_sink_topics_items.append(repartition_sink_topics_item)
+                                subtopologies_item.repartition_sink_topics = repartition_sink_topics_items
+                        field = "repartition_source_topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        repartition_source_topics_n = buf[pos] - 1
+                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if repartition_source_topics_n < 0x7F and repartition_source_topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                            if repartition_source_topics_n < 0:
+                                raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                            elif repartition_source_topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                repartition_source_topics_items: list[TopicInfo] = []
+                                for repartition_source_topics_index in range(repartition_source_topics_n):
+                                    try:
+                                        repartition_source_topics_item = blank_instance(TopicInfo)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            repartition_source_topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                repartition_source_topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                repartition_source_topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partitions, replication_factor"
+                                        repartition_source_topics_item.partitions, repartition_source_topics_item.replication_factor = _unpack_TopicInfo_partitions_replication_factor(buf, pos)
+                                        pos += 6
+                                        field = "topic_configs[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        topic_configs_n = buf[pos] - 1
+                                        if topic_configs_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if topic_configs_n < 0x7F and topic_configs_n < size - pos:  # the usual case: a one-byte count that fits
                                                 pos += 1
-                                                topic_configs_item.unknown_tagged_fields = ()
-                                            else:  # tags these versions do not know, kept as they came
-                                                topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                                        except _w.DECODE_FAILURES as error:
-                                            failure = _w.decode_failure(error, field, index, pos)
-                                            field, index = "topic_configs[]", topic_configs_index
-                                            raise failure from None
-                                        topic_configs_items.append(topic_configs_item)
-                                    field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
-                                    repartition_source_topics_item.topic_configs = topic_configs_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    repartition_source_topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "repartition_source_topics[]", repartition_source_topics_index
-                                raise failure from None
-                            repartition_source_topics_items.append(repartition_source_topics_item)
-                        field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
-                        subtopologies_item.repartition_source_topics = repartition_source_topics_items
-                    field = "copartition_groups[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    copartition_groups_n = buf[pos] - 1
-                    if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        copartition_groups_n, pos = _w.read_count(buf, pos, True)
-                    if copartition_groups_n < 0:
-                        raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-                    elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        copartition_groups_items: list[CopartitionGroup] = []
-                        for copartition_groups_index in range(copartition_groups_n):
-                            try:
-                                copartition_groups_item = blank_instance(CopartitionGroup)
-                                field = "source_topics"
-                                source_topics_n = buf[pos] - 1
-                                source_topics_end = pos + 1 + source_topics_n * 2
-                                if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                                    if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = source_topics_end
-                                else:
-                                    source_topics_n, pos = _w.read_count(buf, pos, True)
-                                    if source_topics_n < 0:
-                                        raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                                    else:
-                                        copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
-                                field = "source_topic_regex"
-                                source_topic_regex_n = buf[pos] - 1
-                                source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
-                                if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                                    if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = source_topic_regex_end
-                                else:
-                                    source_topic_regex_n, pos = _w.read_count(buf, pos, True)
-                                    if source_topic_regex_n < 0:
-                                        raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                                    else:
-                                        copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
-                                field = "repartition_source_topics"
-                                repartition_source_topics_n = buf[pos] - 1
-                                repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
-                                if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                                    if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = repartition_source_topics_end
-                                else:
-                                    repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
-                                    if repartition_source_topics_n < 0:
-                                        raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                                    else:
-                                        copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    copartition_groups_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "copartition_groups[]", copartition_groups_index
-                                raise failure from None
-                            copartition_groups_items.append(copartition_groups_item)
-                        field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
-                        subtopologies_item.copartition_groups = copartition_groups_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        subtopologies_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        subtopologies_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "subtopologies[]", subtopologies_index
-                    raise failure from None
-                subtopologies_items.append(subtopologies_item)
-            field, index = "subtopologies[]", subtopologies_index  # as the last call would have left them
-            value.subtopologies = subtopologies_items
+                                            else:
+                                                topic_configs_n, pos = _w.read_count(buf, pos, True)
+                                            if topic_configs_n < 0:
+                                                raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+                                            elif topic_configs_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                topic_configs_items: list[TopicConfig] = []
+                                                for topic_configs_index in range(topic_configs_n):
+                                                    try:
+                                                        topic_configs_item = blank_instance(TopicConfig)
+                                                        field = "key"
+                                                        key_n = buf[pos]  # the length + 1
+                                                        if key_n == 1:  # the empty string
+                                                            topic_configs_item.key = ""
+                                                            pos += 1
+                                                        else:
+                                                            key_end = pos + key_n
+                                                            if 0 < key_n < 0x80 and key_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.key = buf[pos + 1:key_end].decode()
+                                                                pos = key_end
+                                                            else:
+                                                                topic_configs_item.key, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "value"
+                                                        value_n = buf[pos]  # the length + 1
+                                                        if value_n == 1:  # the empty string
+                                                            topic_configs_item.value = ""
+                                                            pos += 1
+                                                        else:
+                                                            value_end = pos + value_n
+                                                            if 0 < value_n < 0x80 and value_end <= size:  # the usual case: a short string
+                                                                topic_configs_item.value = buf[pos + 1:value_end].decode()
+                                                                pos = value_end
+                                                            else:
+                                                                topic_configs_item.value, pos = _w.read_compact_string_nn(buf, pos)
+                                                        field = "(tagged fields)"
+                                                        if buf[pos] == 0:
+                                                            pos += 1
+                                                            topic_configs_item.unknown_tagged_fields = ()
+                                                        else:  # tags these versions do not know, kept as they came
+                                                            topic_configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                                    except _w.DECODE_FAILURES as error:
+                                                        failure = _w.decode_failure(error, field, index, pos)
+                                                        field, index = "topic_configs[]", topic_configs_index
+                                                        raise failure from None
+                                                    topic_configs_items.append(topic_configs_item)
+                                                field, index = "topic_configs[]", topic_configs_index  # as the last call would have left them
+                                                repartition_source_topics_item.topic_configs = topic_configs_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            repartition_source_topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            repartition_source_topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "repartition_source_topics[]", repartition_source_topics_index
+                                        raise failure from None
+                                    repartition_source_topics_items.append(repartition_source_topics_item)
+                                field, index = "repartition_source_topics[]", repartition_source_topics_index  # as the last call would have left them
+                                subtopologies_item.repartition_source_topics = repartition_source_topics_items
+                        field = "copartition_groups[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        copartition_groups_n = buf[pos] - 1
+                        if copartition_groups_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if copartition_groups_n < 0x7F and copartition_groups_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                copartition_groups_n, pos = _w.read_count(buf, pos, True)
+                            if copartition_groups_n < 0:
+                                raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+                            elif copartition_groups_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                copartition_groups_items: list[CopartitionGroup] = []
+                                for copartition_groups_index in range(copartition_groups_n):
+                                    try:
+                                        copartition_groups_item = blank_instance(CopartitionGroup)
+                                        field = "source_topics"
+                                        source_topics_n = buf[pos] - 1
+                                        if source_topics_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            source_topics_end = pos + 1 + source_topics_n * 2
+                                            if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
+                                                copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = source_topics_end
+                                            else:
+                                                source_topics_n, pos = _w.read_count(buf, pos, True)
+                                                if source_topics_n < 0:
+                                                    raise DecodeError("non-nullable field source_topics was null", offset=pos)
+                                                else:
+                                                    copartition_groups_item.source_topics, pos = _w.read_fixed_array(buf, pos, source_topics_n, "h", 2)
+                                        field = "source_topic_regex"
+                                        source_topic_regex_n = buf[pos] - 1
+                                        if source_topic_regex_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
+                                            if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
+                                                copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = source_topic_regex_end
+                                            else:
+                                                source_topic_regex_n, pos = _w.read_count(buf, pos, True)
+                                                if source_topic_regex_n < 0:
+                                                    raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+                                                else:
+                                                    copartition_groups_item.source_topic_regex, pos = _w.read_fixed_array(buf, pos, source_topic_regex_n, "h", 2)
+                                        field = "repartition_source_topics"
+                                        repartition_source_topics_n = buf[pos] - 1
+                                        if repartition_source_topics_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
+                                            if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
+                                                copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = repartition_source_topics_end
+                                            else:
+                                                repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
+                                                if repartition_source_topics_n < 0:
+                                                    raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+                                                else:
+                                                    copartition_groups_item.repartition_source_topics, pos = _w.read_fixed_array(buf, pos, repartition_source_topics_n, "h", 2)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            copartition_groups_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            copartition_groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "copartition_groups[]", copartition_groups_index
+                                        raise failure from None
+                                    copartition_groups_items.append(copartition_groups_item)
+                                field, index = "copartition_groups[]", copartition_groups_index  # as the last call would have left them
+                                subtopologies_item.copartition_groups = copartition_groups_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            subtopologies_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            subtopologies_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "subtopologies[]", subtopologies_index
+                        raise failure from None
+                    subtopologies_items.append(subtopologies_item)
+                field, index = "subtopologies[]", subtopologies_index  # as the last call would have left them
+                value.subtopologies = subtopologies_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

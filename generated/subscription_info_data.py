@@ -421,8 +421,8 @@ def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
         partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
         if partition_to_offset_sum_n < 0:
             raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-        elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -585,8 +585,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif prev_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -609,8 +609,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -716,8 +716,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif prev_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -740,8 +740,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -851,8 +851,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif prev_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -875,8 +875,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -986,8 +986,8 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1004,8 +1004,8 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
                     partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
                     if partition_to_offset_sum_n < 0:
                         raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1107,8 +1107,8 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1125,8 +1125,8 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
                     partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
                     if partition_to_offset_sum_n < 0:
                         raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1230,8 +1230,8 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1248,8 +1248,8 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
                     partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
                     if partition_to_offset_sum_n < 0:
                         raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1350,8 +1350,8 @@ def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1445,8 +1445,8 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1473,8 +1473,8 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         client_tags_n, pos = _w.read_count(buf, pos, False)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif client_tags_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             client_tags_items: list[ClientTag] = []
             for client_tags_index in range(client_tags_n):

@@ -199,12 +199,17 @@ def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGro
     size = len(buf)
     try:
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            assignment.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            assignment.member_id = ""
+            pos += 1
         else:
-            assignment.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                assignment.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                assignment.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "assignment"
         assignment.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         field = "(tagged fields)"
@@ -276,8 +281,8 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for assignments_index in range(assignments_n):
@@ -367,8 +372,8 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif assignments_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for assignments_index in range(assignments_n):
@@ -447,67 +452,93 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
         pos += 4
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            request.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            request.group_instance_id = None
+            pos += 1
         else:
-            request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
         assignments_n = buf[pos] - 1
-        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assignments_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(SyncGroupRequestAssignment)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "assignment"
-                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assignments_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
-                assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
-            request.assignments = assignments_items
+            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assignments_n, pos = _w.read_count(buf, pos, True)
+            if assignments_n < 0:
+                raise DecodeError("non-nullable field assignments was null", offset=pos)
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                assignments_items: list[SyncGroupRequestAssignment] = []
+                for assignments_index in range(assignments_n):
+                    try:
+                        assignments_item = blank_instance(SyncGroupRequestAssignment)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            assignments_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "assignment"
+                        assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assignments_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assignments[]", assignments_index
+                        raise failure from None
+                    assignments_items.append(assignments_item)
+                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -593,81 +624,123 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "generation_id"
         (request.generation_id,) = _unpack_SyncGroupRequest_generation_id(buf, pos)
         pos += 4
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            request.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            request.group_instance_id = None
+            pos += 1
         else:
-            request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "protocol_type"
-        protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
-            request.protocol_type = buf[pos + 1:protocol_type_end].decode()
-            pos = protocol_type_end
+        protocol_type_n = buf[pos]  # the length + 1
+        if protocol_type_n == 1:  # the empty string
+            request.protocol_type = ""
+            pos += 1
+        elif protocol_type_n == 0:  # null
+            request.protocol_type = None
+            pos += 1
         else:
-            request.protocol_type, pos = _w.read_compact_string(buf, pos)
+            protocol_type_end = pos + protocol_type_n
+            if 0 < protocol_type_n < 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                request.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                pos = protocol_type_end
+            else:
+                request.protocol_type, pos = _w.read_compact_string(buf, pos)
         field = "protocol_name"
-        protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
-            request.protocol_name = buf[pos + 1:protocol_name_end].decode()
-            pos = protocol_name_end
+        protocol_name_n = buf[pos]  # the length + 1
+        if protocol_name_n == 1:  # the empty string
+            request.protocol_name = ""
+            pos += 1
+        elif protocol_name_n == 0:  # null
+            request.protocol_name = None
+            pos += 1
         else:
-            request.protocol_name, pos = _w.read_compact_string(buf, pos)
+            protocol_name_end = pos + protocol_name_n
+            if 0 < protocol_name_n < 0x80 and protocol_name_end <= size:  # the usual case: a short string
+                request.protocol_name = buf[pos + 1:protocol_name_end].decode()
+                pos = protocol_name_end
+            else:
+                request.protocol_name, pos = _w.read_compact_string(buf, pos)
         field = "assignments[]"
         index = -1  # no element yet: an error in the count names the array itself
         assignments_n = buf[pos] - 1
-        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if assignments_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            assignments_n, pos = _w.read_count(buf, pos, True)
-        if assignments_n < 0:
-            raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            assignments_items: list[SyncGroupRequestAssignment] = []
-            for assignments_index in range(assignments_n):
-                try:
-                    assignments_item = blank_instance(SyncGroupRequestAssignment)
-                    field = "member_id"
-                    member_id_end = pos + buf[pos]
-                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
-                        pos = member_id_end
-                    else:
-                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "assignment"
-                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        assignments_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "assignments[]", assignments_index
-                    raise failure from None
-                assignments_items.append(assignments_item)
-            field, index = "assignments[]", assignments_index  # as the last call would have left them
-            request.assignments = assignments_items
+            if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                assignments_n, pos = _w.read_count(buf, pos, True)
+            if assignments_n < 0:
+                raise DecodeError("non-nullable field assignments was null", offset=pos)
+            elif assignments_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                assignments_items: list[SyncGroupRequestAssignment] = []
+                for assignments_index in range(assignments_n):
+                    try:
+                        assignments_item = blank_instance(SyncGroupRequestAssignment)
+                        field = "member_id"
+                        member_id_n = buf[pos]  # the length + 1
+                        if member_id_n == 1:  # the empty string
+                            assignments_item.member_id = ""
+                            pos += 1
+                        else:
+                            member_id_end = pos + member_id_n
+                            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                                assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                                pos = member_id_end
+                            else:
+                                assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "assignment"
+                        assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            assignments_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "assignments[]", assignments_index
+                        raise failure from None
+                    assignments_items.append(assignments_item)
+                field, index = "assignments[]", assignments_index  # as the last call would have left them
+                request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

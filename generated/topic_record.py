@@ -79,12 +79,17 @@ def _read_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            record.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            record.name = ""
+            pos += 1
         else:
-            record.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                record.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                record.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         record.topic_id, pos = _w.read_uuid(buf, pos)
         field = "(tagged fields)"

@@ -303,12 +303,20 @@ def _read_TxnOffsetCommitRequestPartition_v3_5(buf: bytes, pos: int) -> tuple[Tx
         partition.partition_index, partition.committed_offset, partition.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
         pos += 16
         field = "committed_metadata"
-        committed_metadata_end = pos + buf[pos]
-        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-            partition.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-            pos = committed_metadata_end
+        committed_metadata_n = buf[pos]  # the length + 1
+        if committed_metadata_n == 1:  # the empty string
+            partition.committed_metadata = ""
+            pos += 1
+        elif committed_metadata_n == 0:  # null
+            partition.committed_metadata = None
+            pos += 1
         else:
-            partition.committed_metadata, pos = _w.read_compact_string(buf, pos)
+            committed_metadata_end = pos + committed_metadata_n
+            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                partition.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                pos = committed_metadata_end
+            else:
+                partition.committed_metadata, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -360,8 +368,8 @@ def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOff
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
             for partitions_index in range(partitions_n):
@@ -435,8 +443,8 @@ def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partitions_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
             for partitions_index in range(partitions_n):
@@ -504,51 +512,67 @@ def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOff
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[TxnOffsetCommitRequestPartition] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                    field = "partition_index, committed_offset, committed_leader_epoch"
-                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "committed_metadata"
-                    committed_metadata_end = pos + buf[pos]
-                    if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                        partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                        pos = committed_metadata_end
-                    else:
-                        partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            topic.partitions = partitions_items
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[TxnOffsetCommitRequestPartition] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                        field = "partition_index, committed_offset, committed_leader_epoch"
+                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "committed_metadata"
+                        committed_metadata_n = buf[pos]  # the length + 1
+                        if committed_metadata_n == 1:  # the empty string
+                            partitions_item.committed_metadata = ""
+                            pos += 1
+                        elif committed_metadata_n == 0:  # null
+                            partitions_item.committed_metadata = None
+                            pos += 1
+                        else:
+                            committed_metadata_end = pos + committed_metadata_n
+                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                pos = committed_metadata_end
+                            else:
+                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -632,8 +656,8 @@ def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
             for topics_index in range(topics_n):
@@ -646,8 +670,8 @@ def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCo
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[TxnOffsetCommitRequestPartition] = []
                         for partitions_index in range(partitions_n):
@@ -750,8 +774,8 @@ def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetComm
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topics_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
             for topics_index in range(topics_n):
@@ -764,8 +788,8 @@ def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetComm
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partitions_items: list[TxnOffsetCommitRequestPartition] = []
                         for partitions_index in range(partitions_n):
@@ -854,111 +878,153 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
     size = len(buf)
     try:
         field = "transactional_id"
-        transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
-            request.transactional_id = buf[pos + 1:transactional_id_end].decode()
-            pos = transactional_id_end
+        transactional_id_n = buf[pos]  # the length + 1
+        if transactional_id_n == 1:  # the empty string
+            request.transactional_id = ""
+            pos += 1
         else:
-            request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+            transactional_id_end = pos + transactional_id_n
+            if 0 < transactional_id_n < 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                request.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                pos = transactional_id_end
+            else:
+                request.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "producer_id, producer_epoch, generation_id"
         request.producer_id, request.producer_epoch, request.generation_id = _unpack_TxnOffsetCommitRequest_producer_id_to_generation_id(buf, pos)
         pos += 14
         field = "member_id"
-        member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
-            request.member_id = buf[pos + 1:member_id_end].decode()
-            pos = member_id_end
+        member_id_n = buf[pos]  # the length + 1
+        if member_id_n == 1:  # the empty string
+            request.member_id = ""
+            pos += 1
         else:
-            request.member_id, pos = _w.read_compact_string_nn(buf, pos)
+            member_id_end = pos + member_id_n
+            if 0 < member_id_n < 0x80 and member_id_end <= size:  # the usual case: a short string
+                request.member_id = buf[pos + 1:member_id_end].decode()
+                pos = member_id_end
+            else:
+                request.member_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "group_instance_id"
-        group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
-            request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
-            pos = group_instance_id_end
+        group_instance_id_n = buf[pos]  # the length + 1
+        if group_instance_id_n == 1:  # the empty string
+            request.group_instance_id = ""
+            pos += 1
+        elif group_instance_id_n == 0:  # null
+            request.group_instance_id = None
+            pos += 1
         else:
-            request.group_instance_id, pos = _w.read_compact_string(buf, pos)
+            group_instance_id_end = pos + group_instance_id_n
+            if 0 < group_instance_id_n < 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                request.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                pos = group_instance_id_end
+            else:
+                request.group_instance_id, pos = _w.read_compact_string(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[TxnOffsetCommitRequestTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(TxnOffsetCommitRequestTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[TxnOffsetCommitRequestPartition] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
-                                field = "partition_index, committed_offset, committed_leader_epoch"
-                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "committed_metadata"
-                                committed_metadata_end = pos + buf[pos]
-                                if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
-                                    partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
-                                    pos = committed_metadata_end
-                                else:
-                                    partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[TxnOffsetCommitRequestTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(TxnOffsetCommitRequestTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[TxnOffsetCommitRequestPartition] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(TxnOffsetCommitRequestPartition)
+                                        field = "partition_index, committed_offset, committed_leader_epoch"
+                                        partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_TxnOffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "committed_metadata"
+                                        committed_metadata_n = buf[pos]  # the length + 1
+                                        if committed_metadata_n == 1:  # the empty string
+                                            partitions_item.committed_metadata = ""
+                                            pos += 1
+                                        elif committed_metadata_n == 0:  # null
+                                            partitions_item.committed_metadata = None
+                                            pos += 1
+                                        else:
+                                            committed_metadata_end = pos + committed_metadata_n
+                                            if 0 < committed_metadata_n < 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                                partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                                pos = committed_metadata_end
+                                            else:
+                                                partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

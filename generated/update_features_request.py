@@ -151,12 +151,17 @@ def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, i
     size = len(buf)
     try:
         field = "feature"
-        feature_end = pos + buf[pos]
-        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-            key.feature = buf[pos + 1:feature_end].decode()
-            pos = feature_end
+        feature_n = buf[pos]  # the length + 1
+        if feature_n == 1:  # the empty string
+            key.feature = ""
+            pos += 1
         else:
-            key.feature, pos = _w.read_compact_string_nn(buf, pos)
+            feature_end = pos + feature_n
+            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                key.feature = buf[pos + 1:feature_end].decode()
+                pos = feature_end
+            else:
+                key.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, allow_downgrade"
         key.max_version_level, key.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
         pos += 3
@@ -216,12 +221,17 @@ def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey,
     size = len(buf)
     try:
         field = "feature"
-        feature_end = pos + buf[pos]
-        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-            key.feature = buf[pos + 1:feature_end].decode()
-            pos = feature_end
+        feature_n = buf[pos]  # the length + 1
+        if feature_n == 1:  # the empty string
+            key.feature = ""
+            pos += 1
         else:
-            key.feature, pos = _w.read_compact_string_nn(buf, pos)
+            feature_end = pos + feature_n
+            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                key.feature = buf[pos + 1:feature_end].decode()
+                pos = feature_end
+            else:
+                key.feature, pos = _w.read_compact_string_nn(buf, pos)
         field = "max_version_level, upgrade_type"
         key.max_version_level, key.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
         pos += 3
@@ -286,43 +296,51 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
         field = "feature_updates[]"
         index = -1  # no element yet: an error in the count names the array itself
         feature_updates_n = buf[pos] - 1
-        if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if feature_updates_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            feature_updates_n, pos = _w.read_count(buf, pos, True)
-        if feature_updates_n < 0:
-            raise DecodeError("non-nullable field feature_updates was null", offset=pos)
-        elif feature_updates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-            for feature_updates_index in range(feature_updates_n):
-                try:
-                    feature_updates_item = blank_instance(FeatureUpdateKey)
-                    feature_updates_item.upgrade_type = 1
-                    field = "feature"
-                    feature_end = pos + buf[pos]
-                    if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-                        feature_updates_item.feature = buf[pos + 1:feature_end].decode()
-                        pos = feature_end
-                    else:
-                        feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "max_version_level, allow_downgrade"
-                    feature_updates_item.max_version_level, feature_updates_item.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
-                    pos += 3
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        feature_updates_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "feature_updates[]", feature_updates_index
-                    raise failure from None
-                feature_updates_items.append(feature_updates_item)
-            field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
-            request.feature_updates = feature_updates_items
+            if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                feature_updates_n, pos = _w.read_count(buf, pos, True)
+            if feature_updates_n < 0:
+                raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+            elif feature_updates_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
+                for feature_updates_index in range(feature_updates_n):
+                    try:
+                        feature_updates_item = blank_instance(FeatureUpdateKey)
+                        feature_updates_item.upgrade_type = 1
+                        field = "feature"
+                        feature_n = buf[pos]  # the length + 1
+                        if feature_n == 1:  # the empty string
+                            feature_updates_item.feature = ""
+                            pos += 1
+                        else:
+                            feature_end = pos + feature_n
+                            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                                feature_updates_item.feature = buf[pos + 1:feature_end].decode()
+                                pos = feature_end
+                            else:
+                                feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "max_version_level, allow_downgrade"
+                        feature_updates_item.max_version_level, feature_updates_item.allow_downgrade = _unpack_FeatureUpdateKey_max_version_level_allow_downgrade(buf, pos)
+                        pos += 3
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            feature_updates_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "feature_updates[]", feature_updates_index
+                        raise failure from None
+                    feature_updates_items.append(feature_updates_item)
+                field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
+                request.feature_updates = feature_updates_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -392,43 +410,51 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
         field = "feature_updates[]"
         index = -1  # no element yet: an error in the count names the array itself
         feature_updates_n = buf[pos] - 1
-        if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if feature_updates_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            feature_updates_n, pos = _w.read_count(buf, pos, True)
-        if feature_updates_n < 0:
-            raise DecodeError("non-nullable field feature_updates was null", offset=pos)
-        elif feature_updates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
-            for feature_updates_index in range(feature_updates_n):
-                try:
-                    feature_updates_item = blank_instance(FeatureUpdateKey)
-                    feature_updates_item.allow_downgrade = False
-                    field = "feature"
-                    feature_end = pos + buf[pos]
-                    if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
-                        feature_updates_item.feature = buf[pos + 1:feature_end].decode()
-                        pos = feature_end
-                    else:
-                        feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "max_version_level, upgrade_type"
-                    feature_updates_item.max_version_level, feature_updates_item.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
-                    pos += 3
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        feature_updates_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "feature_updates[]", feature_updates_index
-                    raise failure from None
-                feature_updates_items.append(feature_updates_item)
-            field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
-            request.feature_updates = feature_updates_items
+            if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                feature_updates_n, pos = _w.read_count(buf, pos, True)
+            if feature_updates_n < 0:
+                raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+            elif feature_updates_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
+                for feature_updates_index in range(feature_updates_n):
+                    try:
+                        feature_updates_item = blank_instance(FeatureUpdateKey)
+                        feature_updates_item.allow_downgrade = False
+                        field = "feature"
+                        feature_n = buf[pos]  # the length + 1
+                        if feature_n == 1:  # the empty string
+                            feature_updates_item.feature = ""
+                            pos += 1
+                        else:
+                            feature_end = pos + feature_n
+                            if 0 < feature_n < 0x80 and feature_end <= size:  # the usual case: a short string
+                                feature_updates_item.feature = buf[pos + 1:feature_end].decode()
+                                pos = feature_end
+                            else:
+                                feature_updates_item.feature, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "max_version_level, upgrade_type"
+                        feature_updates_item.max_version_level, feature_updates_item.upgrade_type = _unpack_FeatureUpdateKey_max_version_level_upgrade_type(buf, pos)
+                        pos += 3
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            feature_updates_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            feature_updates_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "feature_updates[]", feature_updates_index
+                        raise failure from None
+                    feature_updates_items.append(feature_updates_item)
+                field, index = "feature_updates[]", feature_updates_index  # as the last call would have left them
+                request.feature_updates = feature_updates_items
         field = "validate_only"
         (request.validate_only,) = _unpack_UpdateFeaturesRequest_validate_only(buf, pos)
         pos += 1

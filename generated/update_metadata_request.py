@@ -683,46 +683,52 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         pos += 16
         field = "isr"
         isr_n = buf[pos] - 1
-        isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = isr_end
+        if isr_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            isr_n, pos = _w.read_count(buf, pos, True)
-            if isr_n < 0:
-                raise DecodeError("non-nullable field isr was null", offset=pos)
+            isr_end = pos + 1 + isr_n * 4
+            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = isr_end
             else:
-                state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                isr_n, pos = _w.read_count(buf, pos, True)
+                if isr_n < 0:
+                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                else:
+                    state.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         field = "zk_version"
         (state.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
         pos += 4
         field = "replicas"
         replicas_n = buf[pos] - 1
-        replicas_end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = replicas_end
+        if replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            replicas_n, pos = _w.read_count(buf, pos, True)
-            if replicas_n < 0:
-                raise DecodeError("non-nullable field replicas was null", offset=pos)
+            replicas_end = pos + 1 + replicas_n * 4
+            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = replicas_end
             else:
-                state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                replicas_n, pos = _w.read_count(buf, pos, True)
+                if replicas_n < 0:
+                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                else:
+                    state.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         field = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
-        offline_replicas_end = pos + 1 + offline_replicas_n * 4
-        if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                state.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = offline_replicas_end
+        if offline_replicas_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            offline_replicas_n, pos = _w.read_count(buf, pos, True)
-            if offline_replicas_n < 0:
-                raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                state.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = offline_replicas_end
             else:
-                state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                if offline_replicas_n < 0:
+                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                else:
+                    state.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -822,8 +828,8 @@ def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetad
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -912,87 +918,101 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
-        if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_states_items: list[UpdateMetadataPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    partition_states_item.topic_name = ''
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_states_n, pos = _w.read_count(buf, pos, True)
+            if partition_states_n < 0:
+                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_states_items: list[UpdateMetadataPartitionState] = []
+                for partition_states_index in range(partition_states_n):
+                    try:
+                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                        partition_states_item.topic_name = ''
+                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
-                    else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "zk_version"
+                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                        pos += 4
+                        field = "replicas"
+                        replicas_n = buf[pos] - 1
+                        if replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            replicas_end = pos + 1 + replicas_n * 4
+                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replicas_end
+                            else:
+                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
-                partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-            state.partition_states = partition_states_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_states[]", partition_states_index
+                        raise failure from None
+                    partition_states_items.append(partition_states_item)
+                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1063,89 +1083,103 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
     size = len(buf)
     try:
         field = "topic_name"
-        topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-            state.topic_name = buf[pos + 1:topic_name_end].decode()
-            pos = topic_name_end
+        topic_name_n = buf[pos]  # the length + 1
+        if topic_name_n == 1:  # the empty string
+            state.topic_name = ""
+            pos += 1
         else:
-            state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+            topic_name_end = pos + topic_name_n
+            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                state.topic_name = buf[pos + 1:topic_name_end].decode()
+                pos = topic_name_end
+            else:
+                state.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         field = "topic_id"
         state.topic_id, pos = _w.read_uuid(buf, pos)
         field = "partition_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         partition_states_n = buf[pos] - 1
-        if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partition_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partition_states_n, pos = _w.read_count(buf, pos, True)
-        if partition_states_n < 0:
-            raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partition_states_items: list[UpdateMetadataPartitionState] = []
-            for partition_states_index in range(partition_states_n):
-                try:
-                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                    partition_states_item.topic_name = ''
-                    field = "partition_index, controller_epoch, leader, leader_epoch"
-                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                    pos += 16
-                    field = "isr"
-                    isr_n = buf[pos] - 1
-                    isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = isr_end
-                    else:
-                        isr_n, pos = _w.read_count(buf, pos, True)
-                        if isr_n < 0:
-                            raise DecodeError("non-nullable field isr was null", offset=pos)
+            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partition_states_n, pos = _w.read_count(buf, pos, True)
+            if partition_states_n < 0:
+                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+            elif partition_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partition_states_items: list[UpdateMetadataPartitionState] = []
+                for partition_states_index in range(partition_states_n):
+                    try:
+                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                        partition_states_item.topic_name = ''
+                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                        pos += 16
+                        field = "isr"
+                        isr_n = buf[pos] - 1
+                        if isr_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                    field = "zk_version"
-                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                    pos += 4
-                    field = "replicas"
-                    replicas_n = buf[pos] - 1
-                    replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = replicas_end
-                    else:
-                        replicas_n, pos = _w.read_count(buf, pos, True)
-                        if replicas_n < 0:
-                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                            isr_end = pos + 1 + isr_n * 4
+                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = isr_end
+                            else:
+                                isr_n, pos = _w.read_count(buf, pos, True)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                        field = "zk_version"
+                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                        pos += 4
+                        field = "replicas"
+                        replicas_n = buf[pos] - 1
+                        if replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                    field = "offline_replicas"
-                    offline_replicas_n = buf[pos] - 1
-                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = offline_replicas_end
-                    else:
-                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                        if offline_replicas_n < 0:
-                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                            replicas_end = pos + 1 + replicas_n * 4
+                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = replicas_end
+                            else:
+                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                        field = "offline_replicas"
+                        offline_replicas_n = buf[pos] - 1
+                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
                         else:
-                            partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partition_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partition_states[]", partition_states_index
-                    raise failure from None
-                partition_states_items.append(partition_states_item)
-            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-            state.partition_states = partition_states_items
+                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = offline_replicas_end
+                            else:
+                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partition_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partition_states[]", partition_states_index
+                        raise failure from None
+                    partition_states_items.append(partition_states_item)
+                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1318,19 +1352,29 @@ def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetad
         (endpoint.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
         pos += 4
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "listener"
-        listener_end = pos + buf[pos]
-        if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-            endpoint.listener = buf[pos + 1:listener_end].decode()
-            pos = listener_end
+        listener_n = buf[pos]  # the length + 1
+        if listener_n == 1:  # the empty string
+            endpoint.listener = ""
+            pos += 1
         else:
-            endpoint.listener, pos = _w.read_compact_string_nn(buf, pos)
+            listener_end = pos + listener_n
+            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                endpoint.listener = buf[pos + 1:listener_end].decode()
+                pos = listener_end
+            else:
+                endpoint.listener, pos = _w.read_compact_string_nn(buf, pos)
         field = "security_protocol"
         (endpoint.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
         pos += 2
@@ -1453,8 +1497,8 @@ def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif endpoints_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for endpoints_index in range(endpoints_n):
@@ -1531,8 +1575,8 @@ def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif endpoints_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for endpoints_index in range(endpoints_n):
@@ -1614,8 +1658,8 @@ def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadat
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif endpoints_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for endpoints_index in range(endpoints_n):
@@ -1697,59 +1741,80 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
         field = "endpoints[]"
         index = -1  # no element yet: an error in the count names the array itself
         endpoints_n = buf[pos] - 1
-        if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+        if endpoints_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
+        else:
+            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                endpoints_n, pos = _w.read_count(buf, pos, True)
+            if endpoints_n < 0:
+                raise DecodeError("non-nullable field endpoints was null", offset=pos)
+            elif endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                endpoints_items: list[UpdateMetadataEndpoint] = []
+                for endpoints_index in range(endpoints_n):
+                    try:
+                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                        field = "port"
+                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                        pos += 4
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            endpoints_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "listener"
+                        listener_n = buf[pos]  # the length + 1
+                        if listener_n == 1:  # the empty string
+                            endpoints_item.listener = ""
+                            pos += 1
+                        else:
+                            listener_end = pos + listener_n
+                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                pos = listener_end
+                            else:
+                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "security_protocol"
+                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            endpoints_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "endpoints[]", endpoints_index
+                        raise failure from None
+                    endpoints_items.append(endpoints_item)
+                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                broker.endpoints = endpoints_items
+        field = "rack"
+        rack_n = buf[pos]  # the length + 1
+        if rack_n == 1:  # the empty string
+            broker.rack = ""
+            pos += 1
+        elif rack_n == 0:  # null
+            broker.rack = None
             pos += 1
         else:
-            endpoints_n, pos = _w.read_count(buf, pos, True)
-        if endpoints_n < 0:
-            raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            endpoints_items: list[UpdateMetadataEndpoint] = []
-            for endpoints_index in range(endpoints_n):
-                try:
-                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                    field = "port"
-                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                    pos += 4
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        endpoints_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "listener"
-                    listener_end = pos + buf[pos]
-                    if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                        endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                        pos = listener_end
-                    else:
-                        endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "security_protocol"
-                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        endpoints_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "endpoints[]", endpoints_index
-                    raise failure from None
-                endpoints_items.append(endpoints_item)
-            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-            broker.endpoints = endpoints_items
-        field = "rack"
-        rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-            broker.rack = buf[pos + 1:rack_end].decode()
-            pos = rack_end
-        else:
-            broker.rack, pos = _w.read_compact_string(buf, pos)
+            rack_end = pos + rack_n
+            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                broker.rack = buf[pos + 1:rack_end].decode()
+                pos = rack_end
+            else:
+                broker.rack, pos = _w.read_compact_string(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1824,8 +1889,8 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -1864,8 +1929,8 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -1964,8 +2029,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2004,8 +2069,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2022,8 +2087,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2130,8 +2195,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2170,8 +2235,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2187,8 +2252,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2297,8 +2362,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2337,8 +2402,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2354,8 +2419,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2465,8 +2530,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2511,8 +2576,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2528,8 +2593,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2638,8 +2703,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif topic_states_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2653,8 +2718,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     partition_states_n, pos = _w.read_count(buf, pos, False)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         partition_states_items: list[UpdateMetadataPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2706,8 +2771,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2723,8 +2788,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2832,205 +2897,246 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[UpdateMetadataTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(UpdateMetadataTopicState)
-                    topic_states_item.topic_id = _ZERO_UUID
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[UpdateMetadataPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                                partition_states_item.topic_name = ''
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "zk_version"
-                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_states_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[UpdateMetadataTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(UpdateMetadataTopicState)
+                        topic_states_item.topic_id = _ZERO_UUID
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[UpdateMetadataPartitionState] = []
+                                for partition_states_index in range(partition_states_n):
+                                    try:
+                                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                        partition_states_item.topic_name = ''
+                                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "zk_version"
+                                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_states_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_states[]", partition_states_index
+                                        raise failure from None
+                                    partition_states_items.append(partition_states_item)
+                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n = buf[pos] - 1
-        if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if live_brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            live_brokers_n, pos = _w.read_count(buf, pos, True)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n = buf[pos] - 1
-                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "listener"
-                                listener_end = pos + buf[pos]
-                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                    pos = listener_end
-                                else:
-                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        live_brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
-                live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
-            request.live_brokers = live_brokers_items
+            if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                live_brokers_n, pos = _w.read_count(buf, pos, True)
+            if live_brokers_n < 0:
+                raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+            elif live_brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                live_brokers_items: list[UpdateMetadataBroker] = []
+                for live_brokers_index in range(live_brokers_n):
+                    try:
+                        live_brokers_item = blank_instance(UpdateMetadataBroker)
+                        live_brokers_item.v0_host = ''
+                        live_brokers_item.v0_port = 0
+                        field = "id"
+                        (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                        pos += 4
+                        field = "endpoints[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        endpoints_n = buf[pos] - 1
+                        if endpoints_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                endpoints_n, pos = _w.read_count(buf, pos, True)
+                            if endpoints_n < 0:
+                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                endpoints_items: list[UpdateMetadataEndpoint] = []
+                                for endpoints_index in range(endpoints_n):
+                                    try:
+                                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                        field = "port"
+                                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                        pos += 4
+                                        field = "host"
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
+                                        else:
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "listener"
+                                        listener_n = buf[pos]  # the length + 1
+                                        if listener_n == 1:  # the empty string
+                                            endpoints_item.listener = ""
+                                            pos += 1
+                                        else:
+                                            listener_end = pos + listener_n
+                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                                pos = listener_end
+                                            else:
+                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "security_protocol"
+                                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            endpoints_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "endpoints[]", endpoints_index
+                                        raise failure from None
+                                    endpoints_items.append(endpoints_item)
+                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                                live_brokers_item.endpoints = endpoints_items
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            live_brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            live_brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            live_brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "live_brokers[]", live_brokers_index
+                        raise failure from None
+                    live_brokers_items.append(live_brokers_item)
+                field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
+                request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3125,206 +3231,247 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[UpdateMetadataTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(UpdateMetadataTopicState)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[UpdateMetadataPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                                partition_states_item.topic_name = ''
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "zk_version"
-                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_states_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[UpdateMetadataTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(UpdateMetadataTopicState)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[UpdateMetadataPartitionState] = []
+                                for partition_states_index in range(partition_states_n):
+                                    try:
+                                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                        partition_states_item.topic_name = ''
+                                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "zk_version"
+                                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_states_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_states[]", partition_states_index
+                                        raise failure from None
+                                    partition_states_items.append(partition_states_item)
+                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n = buf[pos] - 1
-        if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if live_brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            live_brokers_n, pos = _w.read_count(buf, pos, True)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n = buf[pos] - 1
-                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "listener"
-                                listener_end = pos + buf[pos]
-                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                    pos = listener_end
-                                else:
-                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        live_brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
-                live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
-            request.live_brokers = live_brokers_items
+            if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                live_brokers_n, pos = _w.read_count(buf, pos, True)
+            if live_brokers_n < 0:
+                raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+            elif live_brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                live_brokers_items: list[UpdateMetadataBroker] = []
+                for live_brokers_index in range(live_brokers_n):
+                    try:
+                        live_brokers_item = blank_instance(UpdateMetadataBroker)
+                        live_brokers_item.v0_host = ''
+                        live_brokers_item.v0_port = 0
+                        field = "id"
+                        (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                        pos += 4
+                        field = "endpoints[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        endpoints_n = buf[pos] - 1
+                        if endpoints_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                endpoints_n, pos = _w.read_count(buf, pos, True)
+                            if endpoints_n < 0:
+                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                endpoints_items: list[UpdateMetadataEndpoint] = []
+                                for endpoints_index in range(endpoints_n):
+                                    try:
+                                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                        field = "port"
+                                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                        pos += 4
+                                        field = "host"
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
+                                        else:
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "listener"
+                                        listener_n = buf[pos]  # the length + 1
+                                        if listener_n == 1:  # the empty string
+                                            endpoints_item.listener = ""
+                                            pos += 1
+                                        else:
+                                            listener_end = pos + listener_n
+                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                                pos = listener_end
+                                            else:
+                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "security_protocol"
+                                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            endpoints_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "endpoints[]", endpoints_index
+                                        raise failure from None
+                                    endpoints_items.append(endpoints_item)
+                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                                live_brokers_item.endpoints = endpoints_items
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            live_brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            live_brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            live_brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "live_brokers[]", live_brokers_index
+                        raise failure from None
+                    live_brokers_items.append(live_brokers_item)
+                field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
+                request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -3418,206 +3565,247 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
         field = "topic_states[]"
         index = -1  # no element yet: an error in the count names the array itself
         topic_states_n = buf[pos] - 1
-        if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topic_states_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topic_states_n, pos = _w.read_count(buf, pos, True)
-        if topic_states_n < 0:
-            raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topic_states_items: list[UpdateMetadataTopicState] = []
-            for topic_states_index in range(topic_states_n):
-                try:
-                    topic_states_item = blank_instance(UpdateMetadataTopicState)
-                    field = "topic_name"
-                    topic_name_end = pos + buf[pos]
-                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
-                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
-                        pos = topic_name_end
-                    else:
-                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "topic_id"
-                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partition_states[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partition_states_n = buf[pos] - 1
-                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partition_states_n, pos = _w.read_count(buf, pos, True)
-                    if partition_states_n < 0:
-                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partition_states_items: list[UpdateMetadataPartitionState] = []
-                        for partition_states_index in range(partition_states_n):
-                            try:
-                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
-                                partition_states_item.topic_name = ''
-                                field = "partition_index, controller_epoch, leader, leader_epoch"
-                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
-                                pos += 16
-                                field = "isr"
-                                isr_n = buf[pos] - 1
-                                isr_end = pos + 1 + isr_n * 4
-                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = isr_end
-                                else:
-                                    isr_n, pos = _w.read_count(buf, pos, True)
-                                    if isr_n < 0:
-                                        raise DecodeError("non-nullable field isr was null", offset=pos)
-                                    else:
-                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
-                                field = "zk_version"
-                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
-                                pos += 4
-                                field = "replicas"
-                                replicas_n = buf[pos] - 1
-                                replicas_end = pos + 1 + replicas_n * 4
-                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = replicas_end
-                                else:
-                                    replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if replicas_n < 0:
-                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
-                                field = "offline_replicas"
-                                offline_replicas_n = buf[pos] - 1
-                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
-                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = offline_replicas_end
-                                else:
-                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
-                                    if offline_replicas_n < 0:
-                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
-                                    else:
-                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partition_states_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partition_states[]", partition_states_index
-                                raise failure from None
-                            partition_states_items.append(partition_states_item)
-                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
-                        topic_states_item.partition_states = partition_states_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topic_states_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topic_states[]", topic_states_index
-                    raise failure from None
-                topic_states_items.append(topic_states_item)
-            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
-            request.topic_states = topic_states_items
+            if topic_states_n < 0x7F and topic_states_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topic_states_n, pos = _w.read_count(buf, pos, True)
+            if topic_states_n < 0:
+                raise DecodeError("non-nullable field topic_states was null", offset=pos)
+            elif topic_states_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topic_states_items: list[UpdateMetadataTopicState] = []
+                for topic_states_index in range(topic_states_n):
+                    try:
+                        topic_states_item = blank_instance(UpdateMetadataTopicState)
+                        field = "topic_name"
+                        topic_name_n = buf[pos]  # the length + 1
+                        if topic_name_n == 1:  # the empty string
+                            topic_states_item.topic_name = ""
+                            pos += 1
+                        else:
+                            topic_name_end = pos + topic_name_n
+                            if 0 < topic_name_n < 0x80 and topic_name_end <= size:  # the usual case: a short string
+                                topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                                pos = topic_name_end
+                            else:
+                                topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "topic_id"
+                        topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partition_states[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partition_states_n = buf[pos] - 1
+                        if partition_states_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partition_states_n, pos = _w.read_count(buf, pos, True)
+                            if partition_states_n < 0:
+                                raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                            elif partition_states_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partition_states_items: list[UpdateMetadataPartitionState] = []
+                                for partition_states_index in range(partition_states_n):
+                                    try:
+                                        partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                        partition_states_item.topic_name = ''
+                                        field = "partition_index, controller_epoch, leader, leader_epoch"
+                                        partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                        pos += 16
+                                        field = "isr"
+                                        isr_n = buf[pos] - 1
+                                        if isr_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            isr_end = pos + 1 + isr_n * 4
+                                            if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                                partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = isr_end
+                                            else:
+                                                isr_n, pos = _w.read_count(buf, pos, True)
+                                                if isr_n < 0:
+                                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                                else:
+                                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                        field = "zk_version"
+                                        (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                        pos += 4
+                                        field = "replicas"
+                                        replicas_n = buf[pos] - 1
+                                        if replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            replicas_end = pos + 1 + replicas_n * 4
+                                            if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = replicas_end
+                                            else:
+                                                replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if replicas_n < 0:
+                                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                        field = "offline_replicas"
+                                        offline_replicas_n = buf[pos] - 1
+                                        if offline_replicas_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                            if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                                partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = offline_replicas_end
+                                            else:
+                                                offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                                if offline_replicas_n < 0:
+                                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                                else:
+                                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partition_states_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partition_states[]", partition_states_index
+                                        raise failure from None
+                                    partition_states_items.append(partition_states_item)
+                                field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                                topic_states_item.partition_states = partition_states_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topic_states_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topic_states[]", topic_states_index
+                        raise failure from None
+                    topic_states_items.append(topic_states_item)
+                field, index = "topic_states[]", topic_states_index  # as the last call would have left them
+                request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
         live_brokers_n = buf[pos] - 1
-        if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if live_brokers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            live_brokers_n, pos = _w.read_count(buf, pos, True)
-        if live_brokers_n < 0:
-            raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            live_brokers_items: list[UpdateMetadataBroker] = []
-            for live_brokers_index in range(live_brokers_n):
-                try:
-                    live_brokers_item = blank_instance(UpdateMetadataBroker)
-                    live_brokers_item.v0_host = ''
-                    live_brokers_item.v0_port = 0
-                    field = "id"
-                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
-                    pos += 4
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n = buf[pos] - 1
-                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        endpoints_items: list[UpdateMetadataEndpoint] = []
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
-                                pos += 4
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "listener"
-                                listener_end = pos + buf[pos]
-                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
-                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
-                                    pos = listener_end
-                                else:
-                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "security_protocol"
-                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        live_brokers_item.endpoints = endpoints_items
-                    field = "rack"
-                    rack_end = pos + buf[pos]
-                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
-                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
-                        pos = rack_end
-                    else:
-                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        live_brokers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "live_brokers[]", live_brokers_index
-                    raise failure from None
-                live_brokers_items.append(live_brokers_item)
-            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
-            request.live_brokers = live_brokers_items
+            if live_brokers_n < 0x7F and live_brokers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                live_brokers_n, pos = _w.read_count(buf, pos, True)
+            if live_brokers_n < 0:
+                raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+            elif live_brokers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                live_brokers_items: list[UpdateMetadataBroker] = []
+                for live_brokers_index in range(live_brokers_n):
+                    try:
+                        live_brokers_item = blank_instance(UpdateMetadataBroker)
+                        live_brokers_item.v0_host = ''
+                        live_brokers_item.v0_port = 0
+                        field = "id"
+                        (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                        pos += 4
+                        field = "endpoints[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        endpoints_n = buf[pos] - 1
+                        if endpoints_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                endpoints_n, pos = _w.read_count(buf, pos, True)
+                            if endpoints_n < 0:
+                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                endpoints_items: list[UpdateMetadataEndpoint] = []
+                                for endpoints_index in range(endpoints_n):
+                                    try:
+                                        endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                        field = "port"
+                                        (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                        pos += 4
+                                        field = "host"
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
+                                        else:
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "listener"
+                                        listener_n = buf[pos]  # the length + 1
+                                        if listener_n == 1:  # the empty string
+                                            endpoints_item.listener = ""
+                                            pos += 1
+                                        else:
+                                            listener_end = pos + listener_n
+                                            if 0 < listener_n < 0x80 and listener_end <= size:  # the usual case: a short string
+                                                endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                                pos = listener_end
+                                            else:
+                                                endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "security_protocol"
+                                        (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            endpoints_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "endpoints[]", endpoints_index
+                                        raise failure from None
+                                    endpoints_items.append(endpoints_item)
+                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                                live_brokers_item.endpoints = endpoints_items
+                        field = "rack"
+                        rack_n = buf[pos]  # the length + 1
+                        if rack_n == 1:  # the empty string
+                            live_brokers_item.rack = ""
+                            pos += 1
+                        elif rack_n == 0:  # null
+                            live_brokers_item.rack = None
+                            pos += 1
+                        else:
+                            rack_end = pos + rack_n
+                            if 0 < rack_n < 0x80 and rack_end <= size:  # the usual case: a short string
+                                live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                                pos = rack_end
+                            else:
+                                live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            live_brokers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "live_brokers[]", live_brokers_index
+                        raise failure from None
+                    live_brokers_items.append(live_brokers_item)
+                field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
+                request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

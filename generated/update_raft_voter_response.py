@@ -152,12 +152,17 @@ def _read_CurrentLeader_v0(buf: bytes, pos: int) -> tuple[CurrentLeader, int]:
         leader.leader_id, leader.leader_epoch = _unpack_CurrentLeader_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            leader.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            leader.host = ""
+            pos += 1
         else:
-            leader.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                leader.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                leader.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (leader.port,) = _unpack_CurrentLeader_port(buf, pos)
         pos += 4

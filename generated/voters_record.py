@@ -243,19 +243,29 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            endpoint.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            endpoint.name = ""
+            pos += 1
         else:
-            endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                endpoint.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                endpoint.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "host"
-        host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-            endpoint.host = buf[pos + 1:host_end].decode()
-            pos = host_end
+        host_n = buf[pos]  # the length + 1
+        if host_n == 1:  # the empty string
+            endpoint.host = ""
+            pos += 1
         else:
-            endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
+            host_end = pos + host_n
+            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                endpoint.host = buf[pos + 1:host_end].decode()
+                pos = host_end
+            else:
+                endpoint.host, pos = _w.read_compact_string_nn(buf, pos)
         field = "port"
         (endpoint.port,) = _unpack_Endpoint_port(buf, pos)
         pos += 2
@@ -373,49 +383,62 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
         field = "endpoints[]"
         index = -1  # no element yet: an error in the count names the array itself
         endpoints_n = buf[pos] - 1
-        if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if endpoints_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            endpoints_n, pos = _w.read_count(buf, pos, True)
-        if endpoints_n < 0:
-            raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            endpoints_items: KeyedList[Endpoint] = KeyedList()
-            for endpoints_index in range(endpoints_n):
-                try:
-                    endpoints_item = blank_instance(Endpoint)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        endpoints_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "host"
-                    host_end = pos + buf[pos]
-                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                        endpoints_item.host = buf[pos + 1:host_end].decode()
-                        pos = host_end
-                    else:
-                        endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "port"
-                    (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
-                    pos += 2
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        endpoints_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "endpoints[]", endpoints_index
-                    raise failure from None
-                endpoints_items.append(endpoints_item)
-            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-            voter.endpoints = endpoints_items
+            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                endpoints_n, pos = _w.read_count(buf, pos, True)
+            if endpoints_n < 0:
+                raise DecodeError("non-nullable field endpoints was null", offset=pos)
+            elif endpoints_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                endpoints_items: KeyedList[Endpoint] = KeyedList()
+                for endpoints_index in range(endpoints_n):
+                    try:
+                        endpoints_item = blank_instance(Endpoint)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            endpoints_item.name = ""
+                            pos += 1
+                        else:
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                endpoints_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "host"
+                        host_n = buf[pos]  # the length + 1
+                        if host_n == 1:  # the empty string
+                            endpoints_item.host = ""
+                            pos += 1
+                        else:
+                            host_end = pos + host_n
+                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                pos = host_end
+                            else:
+                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "port"
+                        (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
+                        pos += 2
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            endpoints_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "endpoints[]", endpoints_index
+                        raise failure from None
+                    endpoints_items.append(endpoints_item)
+                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                voter.endpoints = endpoints_items
         field = "kraft_version_feature"
         voter.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
         field = "(tagged fields)"
@@ -493,85 +516,101 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
         field = "voters[]"
         index = -1  # no element yet: an error in the count names the array itself
         voters_n = buf[pos] - 1
-        if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if voters_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            voters_n, pos = _w.read_count(buf, pos, True)
-        if voters_n < 0:
-            raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            voters_items: list[Voter] = []
-            for voters_index in range(voters_n):
-                try:
-                    voters_item = blank_instance(Voter)
-                    field = "voter_id"
-                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
-                    pos += 4
-                    field = "voter_directory_id"
-                    voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
-                    field = "endpoints[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    endpoints_n = buf[pos] - 1
-                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        endpoints_n, pos = _w.read_count(buf, pos, True)
-                    if endpoints_n < 0:
-                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        endpoints_items: KeyedList[Endpoint] = KeyedList()
-                        for endpoints_index in range(endpoints_n):
-                            try:
-                                endpoints_item = blank_instance(Endpoint)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    endpoints_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "host"
-                                host_end = pos + buf[pos]
-                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
-                                    endpoints_item.host = buf[pos + 1:host_end].decode()
-                                    pos = host_end
-                                else:
-                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "port"
-                                (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
-                                pos += 2
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    endpoints_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "endpoints[]", endpoints_index
-                                raise failure from None
-                            endpoints_items.append(endpoints_item)
-                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
-                        voters_item.endpoints = endpoints_items
-                    field = "kraft_version_feature"
-                    voters_item.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        voters_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "voters[]", voters_index
-                    raise failure from None
-                voters_items.append(voters_item)
-            field, index = "voters[]", voters_index  # as the last call would have left them
-            record.voters = voters_items
+            if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                voters_n, pos = _w.read_count(buf, pos, True)
+            if voters_n < 0:
+                raise DecodeError("non-nullable field voters was null", offset=pos)
+            elif voters_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                voters_items: list[Voter] = []
+                for voters_index in range(voters_n):
+                    try:
+                        voters_item = blank_instance(Voter)
+                        field = "voter_id"
+                        (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                        pos += 4
+                        field = "voter_directory_id"
+                        voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                        field = "endpoints[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        endpoints_n = buf[pos] - 1
+                        if endpoints_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                endpoints_n, pos = _w.read_count(buf, pos, True)
+                            if endpoints_n < 0:
+                                raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                            elif endpoints_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                endpoints_items: KeyedList[Endpoint] = KeyedList()
+                                for endpoints_index in range(endpoints_n):
+                                    try:
+                                        endpoints_item = blank_instance(Endpoint)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            endpoints_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                endpoints_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                endpoints_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "host"
+                                        host_n = buf[pos]  # the length + 1
+                                        if host_n == 1:  # the empty string
+                                            endpoints_item.host = ""
+                                            pos += 1
+                                        else:
+                                            host_end = pos + host_n
+                                            if 0 < host_n < 0x80 and host_end <= size:  # the usual case: a short string
+                                                endpoints_item.host = buf[pos + 1:host_end].decode()
+                                                pos = host_end
+                                            else:
+                                                endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "port"
+                                        (endpoints_item.port,) = _unpack_Endpoint_port(buf, pos)
+                                        pos += 2
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            endpoints_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "endpoints[]", endpoints_index
+                                        raise failure from None
+                                    endpoints_items.append(endpoints_item)
+                                field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                                voters_item.endpoints = endpoints_items
+                        field = "kraft_version_feature"
+                        voters_item.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            voters_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "voters[]", voters_index
+                        raise failure from None
+                    voters_items.append(voters_item)
+                field, index = "voters[]", voters_index  # as the last call would have left them
+                record.voters = voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -311,31 +311,34 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "state_batches[]"
         index = -1  # no element yet: an error in the count names the array itself
         state_batches_n = buf[pos] - 1
-        if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if state_batches_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            state_batches_n, pos = _w.read_count(buf, pos, True)
-        if state_batches_n < 0:
-            raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            state_batches_items: list[StateBatch] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            state_batches_end = pos + state_batches_n * 20
-            state_batches_rows = buf[pos:state_batches_end]
-            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                    state_batches_item = blank_instance(StateBatch)
-                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                    state_batches_item.unknown_tagged_fields = ()
-                    state_batches_items.append(state_batches_item)
-                pos = state_batches_end
+            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(state_batches_n):
-                    state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                    state_batches_items.append(state_batches_item)
-            data.state_batches = state_batches_items
+                state_batches_n, pos = _w.read_count(buf, pos, True)
+            if state_batches_n < 0:
+                raise DecodeError("non-nullable field state_batches was null", offset=pos)
+            elif state_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                state_batches_items: list[StateBatch] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                state_batches_end = pos + state_batches_n * 20
+                state_batches_rows = buf[pos:state_batches_end]
+                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                        state_batches_item = blank_instance(StateBatch)
+                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                        state_batches_item.unknown_tagged_fields = ()
+                        state_batches_items.append(state_batches_item)
+                    pos = state_batches_end
+                else:
+                    for index in range(state_batches_n):
+                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                        state_batches_items.append(state_batches_item)
+                data.state_batches = state_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -403,31 +406,34 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "state_batches[]"
         index = -1  # no element yet: an error in the count names the array itself
         state_batches_n = buf[pos] - 1
-        if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if state_batches_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            state_batches_n, pos = _w.read_count(buf, pos, True)
-        if state_batches_n < 0:
-            raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            state_batches_items: list[StateBatch] = []
-            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            state_batches_end = pos + state_batches_n * 20
-            state_batches_rows = buf[pos:state_batches_end]
-            if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                    state_batches_item = blank_instance(StateBatch)
-                    state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                    state_batches_item.unknown_tagged_fields = ()
-                    state_batches_items.append(state_batches_item)
-                pos = state_batches_end
+            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
             else:
-                for index in range(state_batches_n):
-                    state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                    state_batches_items.append(state_batches_item)
-            data.state_batches = state_batches_items
+                state_batches_n, pos = _w.read_count(buf, pos, True)
+            if state_batches_n < 0:
+                raise DecodeError("non-nullable field state_batches was null", offset=pos)
+            elif state_batches_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                state_batches_items: list[StateBatch] = []
+                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                state_batches_end = pos + state_batches_n * 20
+                state_batches_rows = buf[pos:state_batches_end]
+                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                        state_batches_item = blank_instance(StateBatch)
+                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                        state_batches_item.unknown_tagged_fields = ()
+                        state_batches_items.append(state_batches_item)
+                    pos = state_batches_end
+                else:
+                    for index in range(state_batches_n):
+                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                        state_batches_items.append(state_batches_item)
+                data.state_batches = state_batches_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -494,64 +500,70 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    partitions_item.delivery_complete_count = -1
-                    field = "partition, state_epoch, leader_epoch, start_offset"
-                    partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
-                    pos += 20
-                    field = "state_batches[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    state_batches_n = buf[pos] - 1
-                    if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        state_batches_n, pos = _w.read_count(buf, pos, True)
-                    if state_batches_n < 0:
-                        raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                    elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        state_batches_items: list[StateBatch] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        state_batches_end = pos + state_batches_n * 20
-                        state_batches_rows = buf[pos:state_batches_end]
-                        if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                            for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                state_batches_item = blank_instance(StateBatch)
-                                state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                state_batches_item.unknown_tagged_fields = ()
-                                state_batches_items.append(state_batches_item)
-                            pos = state_batches_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        partitions_item.delivery_complete_count = -1
+                        field = "partition, state_epoch, leader_epoch, start_offset"
+                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
+                        pos += 20
+                        field = "state_batches[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        state_batches_n = buf[pos] - 1
+                        if state_batches_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
                         else:
-                            for index in range(state_batches_n):
-                                state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                state_batches_items.append(state_batches_item)
-                        partitions_item.state_batches = state_batches_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                state_batches_n, pos = _w.read_count(buf, pos, True)
+                            if state_batches_n < 0:
+                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                            elif state_batches_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                state_batches_items: list[StateBatch] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                state_batches_end = pos + state_batches_n * 20
+                                state_batches_rows = buf[pos:state_batches_end]
+                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                        state_batches_item = blank_instance(StateBatch)
+                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                        state_batches_item.unknown_tagged_fields = ()
+                                        state_batches_items.append(state_batches_item)
+                                    pos = state_batches_end
+                                else:
+                                    for index in range(state_batches_n):
+                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                        state_batches_items.append(state_batches_item)
+                                partitions_item.state_batches = state_batches_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -619,63 +631,69 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
         field = "partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
         partitions_n = buf[pos] - 1
-        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if partitions_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            partitions_n, pos = _w.read_count(buf, pos, True)
-        if partitions_n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            partitions_items: list[PartitionData] = []
-            for partitions_index in range(partitions_n):
-                try:
-                    partitions_item = blank_instance(PartitionData)
-                    field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
-                    partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
-                    pos += 24
-                    field = "state_batches[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    state_batches_n = buf[pos] - 1
-                    if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        state_batches_n, pos = _w.read_count(buf, pos, True)
-                    if state_batches_n < 0:
-                        raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                    elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        state_batches_items: list[StateBatch] = []
-                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                        state_batches_end = pos + state_batches_n * 20
-                        state_batches_rows = buf[pos:state_batches_end]
-                        if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                            for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                state_batches_item = blank_instance(StateBatch)
-                                state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                state_batches_item.unknown_tagged_fields = ()
-                                state_batches_items.append(state_batches_item)
-                            pos = state_batches_end
+            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            elif partitions_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                partitions_items: list[PartitionData] = []
+                for partitions_index in range(partitions_n):
+                    try:
+                        partitions_item = blank_instance(PartitionData)
+                        field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
+                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
+                        pos += 24
+                        field = "state_batches[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        state_batches_n = buf[pos] - 1
+                        if state_batches_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
                         else:
-                            for index in range(state_batches_n):
-                                state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                state_batches_items.append(state_batches_item)
-                        partitions_item.state_batches = state_batches_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        partitions_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "partitions[]", partitions_index
-                    raise failure from None
-                partitions_items.append(partitions_item)
-            field, index = "partitions[]", partitions_index  # as the last call would have left them
-            data.partitions = partitions_items
+                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                state_batches_n, pos = _w.read_count(buf, pos, True)
+                            if state_batches_n < 0:
+                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                            elif state_batches_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                state_batches_items: list[StateBatch] = []
+                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                state_batches_end = pos + state_batches_n * 20
+                                state_batches_rows = buf[pos:state_batches_end]
+                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                        state_batches_item = blank_instance(StateBatch)
+                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                        state_batches_item.unknown_tagged_fields = ()
+                                        state_batches_items.append(state_batches_item)
+                                    pos = state_batches_end
+                                else:
+                                    for index in range(state_batches_n):
+                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                        state_batches_items.append(state_batches_item)
+                                partitions_item.state_batches = state_batches_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            partitions_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "partitions[]", partitions_index
+                        raise failure from None
+                    partitions_items.append(partitions_item)
+                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                data.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -739,104 +757,118 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[WriteStateData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(WriteStateData)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                partitions_item.delivery_complete_count = -1
-                                field = "partition, state_epoch, leader_epoch, start_offset"
-                                partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
-                                pos += 20
-                                field = "state_batches[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                state_batches_n = buf[pos] - 1
-                                if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    state_batches_n, pos = _w.read_count(buf, pos, True)
-                                if state_batches_n < 0:
-                                    raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                                elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    state_batches_items: list[StateBatch] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    state_batches_end = pos + state_batches_n * 20
-                                    state_batches_rows = buf[pos:state_batches_end]
-                                    if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                                        for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                            state_batches_item = blank_instance(StateBatch)
-                                            state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                            state_batches_item.unknown_tagged_fields = ()
-                                            state_batches_items.append(state_batches_item)
-                                        pos = state_batches_end
-                                    else:
-                                        for index in range(state_batches_n):
-                                            state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                            state_batches_items.append(state_batches_item)
-                                    partitions_item.state_batches = state_batches_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[WriteStateData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(WriteStateData)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        partitions_item.delivery_complete_count = -1
+                                        field = "partition, state_epoch, leader_epoch, start_offset"
+                                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset = _unpack_PartitionData_partition_to_start_offset(buf, pos)
+                                        pos += 20
+                                        field = "state_batches[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        state_batches_n = buf[pos] - 1
+                                        if state_batches_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                state_batches_n, pos = _w.read_count(buf, pos, True)
+                                            if state_batches_n < 0:
+                                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                                            elif state_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                state_batches_items: list[StateBatch] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                state_batches_end = pos + state_batches_n * 20
+                                                state_batches_rows = buf[pos:state_batches_end]
+                                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                                        state_batches_item = blank_instance(StateBatch)
+                                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                                        state_batches_item.unknown_tagged_fields = ()
+                                                        state_batches_items.append(state_batches_item)
+                                                    pos = state_batches_end
+                                                else:
+                                                    for index in range(state_batches_n):
+                                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                                        state_batches_items.append(state_batches_item)
+                                                partitions_item.state_batches = state_batches_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -907,103 +939,117 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
     size = len(buf)
     try:
         field = "group_id"
-        group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
-            request.group_id = buf[pos + 1:group_id_end].decode()
-            pos = group_id_end
+        group_id_n = buf[pos]  # the length + 1
+        if group_id_n == 1:  # the empty string
+            request.group_id = ""
+            pos += 1
         else:
-            request.group_id, pos = _w.read_compact_string_nn(buf, pos)
+            group_id_end = pos + group_id_n
+            if 0 < group_id_n < 0x80 and group_id_end <= size:  # the usual case: a short string
+                request.group_id = buf[pos + 1:group_id_end].decode()
+                pos = group_id_end
+            else:
+                request.group_id, pos = _w.read_compact_string_nn(buf, pos)
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[WriteStateData] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(WriteStateData)
-                    field = "topic_id"
-                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
-                    field = "partitions[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    partitions_n = buf[pos] - 1
-                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        partitions_n, pos = _w.read_count(buf, pos, True)
-                    if partitions_n < 0:
-                        raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        partitions_items: list[PartitionData] = []
-                        for partitions_index in range(partitions_n):
-                            try:
-                                partitions_item = blank_instance(PartitionData)
-                                field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
-                                partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
-                                pos += 24
-                                field = "state_batches[]"
-                                index = -1  # no element yet: an error in the count names the array itself
-                                state_batches_n = buf[pos] - 1
-                                if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
-                                    pos += 1
-                                else:
-                                    state_batches_n, pos = _w.read_count(buf, pos, True)
-                                if state_batches_n < 0:
-                                    raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                                elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                                    pass
-                                else:
-                                    state_batches_items: list[StateBatch] = []
-                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-                                    state_batches_end = pos + state_batches_n * 20
-                                    state_batches_rows = buf[pos:state_batches_end]
-                                    if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
-                                        for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
-                                            state_batches_item = blank_instance(StateBatch)
-                                            state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
-                                            state_batches_item.unknown_tagged_fields = ()
-                                            state_batches_items.append(state_batches_item)
-                                        pos = state_batches_end
-                                    else:
-                                        for index in range(state_batches_n):
-                                            state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
-                                            state_batches_items.append(state_batches_item)
-                                    partitions_item.state_batches = state_batches_items
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    partitions_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "partitions[]", partitions_index
-                                raise failure from None
-                            partitions_items.append(partitions_item)
-                        field, index = "partitions[]", partitions_index  # as the last call would have left them
-                        topics_item.partitions = partitions_items
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            request.topics = topics_items
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[WriteStateData] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(WriteStateData)
+                        field = "topic_id"
+                        topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                        field = "partitions[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        partitions_n = buf[pos] - 1
+                        if partitions_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                partitions_n, pos = _w.read_count(buf, pos, True)
+                            if partitions_n < 0:
+                                raise DecodeError("non-nullable field partitions was null", offset=pos)
+                            elif partitions_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                partitions_items: list[PartitionData] = []
+                                for partitions_index in range(partitions_n):
+                                    try:
+                                        partitions_item = blank_instance(PartitionData)
+                                        field = "partition, state_epoch, leader_epoch, start_offset, delivery_complete_count"
+                                        partitions_item.partition, partitions_item.state_epoch, partitions_item.leader_epoch, partitions_item.start_offset, partitions_item.delivery_complete_count = _unpack_PartitionData_partition_to_delivery_complete_count(buf, pos)
+                                        pos += 24
+                                        field = "state_batches[]"
+                                        index = -1  # no element yet: an error in the count names the array itself
+                                        state_batches_n = buf[pos] - 1
+                                        if state_batches_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset
+                                        else:
+                                            if state_batches_n < 0x7F and state_batches_n < size - pos:  # the usual case: a one-byte count that fits
+                                                pos += 1
+                                            else:
+                                                state_batches_n, pos = _w.read_count(buf, pos, True)
+                                            if state_batches_n < 0:
+                                                raise DecodeError("non-nullable field state_batches was null", offset=pos)
+                                            elif state_batches_n == 0:  # no element: no loop to set up
+                                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                                            else:
+                                                state_batches_items: list[StateBatch] = []
+                                                # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                                state_batches_end = pos + state_batches_n * 20
+                                                state_batches_rows = buf[pos:state_batches_end]
+                                                if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
+                                                    for state_batches_row in _rows_StateBatch_v0_1(state_batches_rows):
+                                                        state_batches_item = blank_instance(StateBatch)
+                                                        state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
+                                                        state_batches_item.unknown_tagged_fields = ()
+                                                        state_batches_items.append(state_batches_item)
+                                                    pos = state_batches_end
+                                                else:
+                                                    for index in range(state_batches_n):
+                                                        state_batches_item, pos = _read_StateBatch_v0_1(buf, pos)
+                                                        state_batches_items.append(state_batches_item)
+                                                partitions_item.state_batches = state_batches_items
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            partitions_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "partitions[]", partitions_index
+                                        raise failure from None
+                                    partitions_items.append(partitions_item)
+                                field, index = "partitions[]", partitions_index  # as the last call would have left them
+                                topics_item.partitions = partitions_items
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

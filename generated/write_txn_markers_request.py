@@ -197,25 +197,32 @@ def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxn
     size = len(buf)
     try:
         field = "name"
-        name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            topic.name = buf[pos + 1:name_end].decode()
-            pos = name_end
+        name_n = buf[pos]  # the length + 1
+        if name_n == 1:  # the empty string
+            topic.name = ""
+            pos += 1
         else:
-            topic.name, pos = _w.read_compact_string_nn(buf, pos)
+            name_end = pos + name_n
+            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                topic.name = buf[pos + 1:name_end].decode()
+                pos = name_end
+            else:
+                topic.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-            pos = partition_indexes_end
+        if partition_indexes_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
         else:
-            partition_indexes_n, pos = _w.read_count(buf, pos, True)
-            if partition_indexes_n < 0:
-                raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                pos = partition_indexes_end
             else:
-                topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                if partition_indexes_n < 0:
+                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                else:
+                    topic.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -289,52 +296,62 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[WritableTxnMarkerTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(WritableTxnMarkerTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[WritableTxnMarkerTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(WritableTxnMarkerTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            marker.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                marker.topics = topics_items
         field = "coordinator_epoch"
         (marker.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
         pos += 4
@@ -407,52 +424,62 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
         topics_n = buf[pos] - 1
-        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if topics_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            topics_n, pos = _w.read_count(buf, pos, True)
-        if topics_n < 0:
-            raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            topics_items: list[WritableTxnMarkerTopic] = []
-            for topics_index in range(topics_n):
-                try:
-                    topics_item = blank_instance(WritableTxnMarkerTopic)
-                    field = "name"
-                    name_end = pos + buf[pos]
-                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                        topics_item.name = buf[pos + 1:name_end].decode()
-                        pos = name_end
-                    else:
-                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                    field = "partition_indexes"
-                    partition_indexes_n = buf[pos] - 1
-                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                        pos = partition_indexes_end
-                    else:
-                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                        if partition_indexes_n < 0:
-                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                topics_n, pos = _w.read_count(buf, pos, True)
+            if topics_n < 0:
+                raise DecodeError("non-nullable field topics was null", offset=pos)
+            elif topics_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                topics_items: list[WritableTxnMarkerTopic] = []
+                for topics_index in range(topics_n):
+                    try:
+                        topics_item = blank_instance(WritableTxnMarkerTopic)
+                        field = "name"
+                        name_n = buf[pos]  # the length + 1
+                        if name_n == 1:  # the empty string
+                            topics_item.name = ""
+                            pos += 1
                         else:
-                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        topics_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "topics[]", topics_index
-                    raise failure from None
-                topics_items.append(topics_item)
-            field, index = "topics[]", topics_index  # as the last call would have left them
-            marker.topics = topics_items
+                            name_end = pos + name_n
+                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                topics_item.name = buf[pos + 1:name_end].decode()
+                                pos = name_end
+                            else:
+                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                        field = "partition_indexes"
+                        partition_indexes_n = buf[pos] - 1
+                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        else:
+                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                pos = partition_indexes_end
+                            else:
+                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                if partition_indexes_n < 0:
+                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                else:
+                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            topics_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "topics[]", topics_index
+                        raise failure from None
+                    topics_items.append(topics_item)
+                field, index = "topics[]", topics_index  # as the last call would have left them
+                marker.topics = topics_items
         field = "coordinator_epoch, transaction_version"
         marker.coordinator_epoch, marker.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
         pos += 5
@@ -522,88 +549,101 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
         field = "markers[]"
         index = -1  # no element yet: an error in the count names the array itself
         markers_n = buf[pos] - 1
-        if markers_n < 0x7F and markers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if markers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            markers_n, pos = _w.read_count(buf, pos, True)
-        if markers_n < 0:
-            raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            markers_items: list[WritableTxnMarker] = []
-            for markers_index in range(markers_n):
-                try:
-                    markers_item = blank_instance(WritableTxnMarker)
-                    markers_item.transaction_version = 0
-                    field = "producer_id, producer_epoch, transaction_result"
-                    markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
-                    pos += 11
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[WritableTxnMarkerTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(WritableTxnMarkerTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partition_indexes"
-                                partition_indexes_n = buf[pos] - 1
-                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partition_indexes_end
-                                else:
-                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                    if partition_indexes_n < 0:
-                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                    else:
-                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        markers_item.topics = topics_items
-                    field = "coordinator_epoch"
-                    (markers_item.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
-                    pos += 4
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        markers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "markers[]", markers_index
-                    raise failure from None
-                markers_items.append(markers_item)
-            field, index = "markers[]", markers_index  # as the last call would have left them
-            request.markers = markers_items
+            if markers_n < 0x7F and markers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                markers_n, pos = _w.read_count(buf, pos, True)
+            if markers_n < 0:
+                raise DecodeError("non-nullable field markers was null", offset=pos)
+            elif markers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                markers_items: list[WritableTxnMarker] = []
+                for markers_index in range(markers_n):
+                    try:
+                        markers_item = blank_instance(WritableTxnMarker)
+                        markers_item.transaction_version = 0
+                        field = "producer_id, producer_epoch, transaction_result"
+                        markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
+                        pos += 11
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[WritableTxnMarkerTopic] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(WritableTxnMarkerTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partition_indexes"
+                                        partition_indexes_n = buf[pos] - 1
+                                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partition_indexes_end
+                                            else:
+                                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                                if partition_indexes_n < 0:
+                                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                                else:
+                                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                markers_item.topics = topics_items
+                        field = "coordinator_epoch"
+                        (markers_item.coordinator_epoch,) = _unpack_WritableTxnMarker_coordinator_epoch(buf, pos)
+                        pos += 4
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            markers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "markers[]", markers_index
+                        raise failure from None
+                    markers_items.append(markers_item)
+                field, index = "markers[]", markers_index  # as the last call would have left them
+                request.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -666,87 +706,100 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
         field = "markers[]"
         index = -1  # no element yet: an error in the count names the array itself
         markers_n = buf[pos] - 1
-        if markers_n < 0x7F and markers_n < size - pos:  # the usual case: a one-byte count that fits
-            pos += 1
+        if markers_n == 0:  # empty: a count byte of 1
+            pos += 1  # the field is left unset
         else:
-            markers_n, pos = _w.read_count(buf, pos, True)
-        if markers_n < 0:
-            raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-            pass
-        else:
-            markers_items: list[WritableTxnMarker] = []
-            for markers_index in range(markers_n):
-                try:
-                    markers_item = blank_instance(WritableTxnMarker)
-                    field = "producer_id, producer_epoch, transaction_result"
-                    markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
-                    pos += 11
-                    field = "topics[]"
-                    index = -1  # no element yet: an error in the count names the array itself
-                    topics_n = buf[pos] - 1
-                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
-                        pos += 1
-                    else:
-                        topics_n, pos = _w.read_count(buf, pos, True)
-                    if topics_n < 0:
-                        raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
-                        pass
-                    else:
-                        topics_items: list[WritableTxnMarkerTopic] = []
-                        for topics_index in range(topics_n):
-                            try:
-                                topics_item = blank_instance(WritableTxnMarkerTopic)
-                                field = "name"
-                                name_end = pos + buf[pos]
-                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-                                    topics_item.name = buf[pos + 1:name_end].decode()
-                                    pos = name_end
-                                else:
-                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
-                                field = "partition_indexes"
-                                partition_indexes_n = buf[pos] - 1
-                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
-                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
-                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
-                                    pos = partition_indexes_end
-                                else:
-                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
-                                    if partition_indexes_n < 0:
-                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
-                                    else:
-                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
-                                field = "(tagged fields)"
-                                if buf[pos] == 0:
-                                    pos += 1
-                                    topics_item.unknown_tagged_fields = ()
-                                else:  # tags these versions do not know, kept as they came
-                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                            except _w.DECODE_FAILURES as error:
-                                failure = _w.decode_failure(error, field, index, pos)
-                                field, index = "topics[]", topics_index
-                                raise failure from None
-                            topics_items.append(topics_item)
-                        field, index = "topics[]", topics_index  # as the last call would have left them
-                        markers_item.topics = topics_items
-                    field = "coordinator_epoch, transaction_version"
-                    markers_item.coordinator_epoch, markers_item.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
-                    pos += 5
-                    field = "(tagged fields)"
-                    if buf[pos] == 0:
-                        pos += 1
-                        markers_item.unknown_tagged_fields = ()
-                    else:  # tags these versions do not know, kept as they came
-                        markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
-                except _w.DECODE_FAILURES as error:
-                    failure = _w.decode_failure(error, field, index, pos)
-                    field, index = "markers[]", markers_index
-                    raise failure from None
-                markers_items.append(markers_item)
-            field, index = "markers[]", markers_index  # as the last call would have left them
-            request.markers = markers_items
+            if markers_n < 0x7F and markers_n < size - pos:  # the usual case: a one-byte count that fits
+                pos += 1
+            else:
+                markers_n, pos = _w.read_count(buf, pos, True)
+            if markers_n < 0:
+                raise DecodeError("non-nullable field markers was null", offset=pos)
+            elif markers_n == 0:  # no element: no loop to set up
+                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+            else:
+                markers_items: list[WritableTxnMarker] = []
+                for markers_index in range(markers_n):
+                    try:
+                        markers_item = blank_instance(WritableTxnMarker)
+                        field = "producer_id, producer_epoch, transaction_result"
+                        markers_item.producer_id, markers_item.producer_epoch, markers_item.transaction_result = _unpack_WritableTxnMarker_producer_id_to_transaction_result(buf, pos)
+                        pos += 11
+                        field = "topics[]"
+                        index = -1  # no element yet: an error in the count names the array itself
+                        topics_n = buf[pos] - 1
+                        if topics_n == 0:  # empty: a count byte of 1
+                            pos += 1  # the field is left unset
+                        else:
+                            if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                                pos += 1
+                            else:
+                                topics_n, pos = _w.read_count(buf, pos, True)
+                            if topics_n < 0:
+                                raise DecodeError("non-nullable field topics was null", offset=pos)
+                            elif topics_n == 0:  # no element: no loop to set up
+                                pass  # left unset: its first read makes it (_LAZY_DEFAULTS)
+                            else:
+                                topics_items: list[WritableTxnMarkerTopic] = []
+                                for topics_index in range(topics_n):
+                                    try:
+                                        topics_item = blank_instance(WritableTxnMarkerTopic)
+                                        field = "name"
+                                        name_n = buf[pos]  # the length + 1
+                                        if name_n == 1:  # the empty string
+                                            topics_item.name = ""
+                                            pos += 1
+                                        else:
+                                            name_end = pos + name_n
+                                            if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string
+                                                topics_item.name = buf[pos + 1:name_end].decode()
+                                                pos = name_end
+                                            else:
+                                                topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                        field = "partition_indexes"
+                                        partition_indexes_n = buf[pos] - 1
+                                        if partition_indexes_n == 0:  # empty: a count byte of 1
+                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        else:
+                                            partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                            if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                                topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                pos = partition_indexes_end
+                                            else:
+                                                partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                                if partition_indexes_n < 0:
+                                                    raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                                else:
+                                                    topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                        field = "(tagged fields)"
+                                        if buf[pos] == 0:
+                                            pos += 1
+                                            topics_item.unknown_tagged_fields = ()
+                                        else:  # tags these versions do not know, kept as they came
+                                            topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                    except _w.DECODE_FAILURES as error:
+                                        failure = _w.decode_failure(error, field, index, pos)
+                                        field, index = "topics[]", topics_index
+                                        raise failure from None
+                                    topics_items.append(topics_item)
+                                field, index = "topics[]", topics_index  # as the last call would have left them
+                                markers_item.topics = topics_items
+                        field = "coordinator_epoch, transaction_version"
+                        markers_item.coordinator_epoch, markers_item.transaction_version = _unpack_WritableTxnMarker_coordinator_epoch_transaction_version(buf, pos)
+                        pos += 5
+                        field = "(tagged fields)"
+                        if buf[pos] == 0:
+                            pos += 1
+                            markers_item.unknown_tagged_fields = ()
+                        else:  # tags these versions do not know, kept as they came
+                            markers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                    except _w.DECODE_FAILURES as error:
+                        failure = _w.decode_failure(error, field, index, pos)
+                        field, index = "markers[]", markers_index
+                        raise failure from None
+                    markers_items.append(markers_item)
+                field, index = "markers[]", markers_index  # as the last call would have left them
+                request.markers = markers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -214,14 +214,23 @@ class StringOp(BytesOp):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         if not self.short_inline:
             return super().read(obj, flavour)
-        end, value = f"{self.attr}_end", self.value(obj)
-        # A length byte below 0x80 is the whole varint; 0 (null) and 1 (empty) go the long way.
-        return [f"{end} = pos + buf[pos]",
-                f"if pos < {end} < pos + 0x80 and {end} <= size:  # the usual case: a short string",
-                f"    {value} = buf[pos + 1:{end}].decode()",
-                f"    pos = {end}",
+        n, end, value = f"{self.attr}_n", f"{self.attr}_end", self.value(obj)
+        # The length + 1 in one byte (below 0x80) is the whole varint. The empty string (offset
+        # metadata, ...) and null (error messages, racks, ...) are common enough to come first,
+        # with no slice to decode; longer lengths and a null that is refused take the long way.
+        null = [f"elif {n} == 0:  # null", f"    {value} = None", "    pos += 1"] if self.nullable else []
+        return [f"{n} = buf[pos]  # the length + 1",
+                f"if {n} == 1:  # the empty string",
+                f'    {value} = ""',
+                "    pos += 1",
+                *null,
                 "else:",
-                f"    {value}, pos = _w.{self.reader}(buf, pos)"]
+                f"    {end} = pos + {n}",
+                f"    if 0 < {n} < 0x80 and {end} <= size:  # the usual case: a short string",
+                f"        {value} = buf[pos + 1:{end}].decode()",
+                f"        pos = {end}",
+                "    else:",
+                f"        {value}, pos = _w.{self.reader}(buf, pos)"]
 
     def write(self, obj: str, out: str) -> Lines:
         if not self.short_inline or self.nullable:
@@ -260,11 +269,11 @@ class RecordsOp(Op):
                       f"if {length} < 0:",
                       *indent(null_read(self.attr, self.nullable, value)),
                       "else:",
-                      *indent(self.view(obj, flavour, "pos", length)),
+                      *indent(self.view(obj, flavour, "pos", f"pos + {length}")),
                       f"    pos += {length}"]
         if not self.compact:
             return by_runtime
-        start = f"{self.attr}_start"
+        start, end = f"{self.attr}_start", f"{self.attr}_end"
         return [f"{length} = buf[pos]  # the length + 1, an unsigned varint",
                 f"if {length} < 0x80:",
                 f"    {start} = pos + 1",
@@ -273,20 +282,20 @@ class RecordsOp(Op):
                 f"    {start} = pos + 2",
                 "else:",
                 f"    {start} = size + 1  # longer: the runtime reads it below",
-                f"{length} -= 1",
-                f"if 0 <= {length} <= size - {start}:  # the usual case: a length that fits",
-                *indent(self.view(obj, flavour, start, length)),
-                f"    pos = {start} + {length}",
+                f"{end} = {start} + {length} - 1",
+                f"if {start} <= {end} <= size:  # the usual case: not null, and a length that fits",
+                *indent(self.view(obj, flavour, start, end)),
+                f"    pos = {end}",
                 "else:  # null, a length of three bytes or more, or one that does not fit",
                 *indent(by_runtime)]
 
-    def view(self, obj: str, flavour: Flavour, start: str, length: str) -> Lines:
-        """Set the field to a RecordsView of ``length`` bytes at ``start``, already checked to fit."""
+    def view(self, obj: str, flavour: Flavour, start: str, end: str) -> Lines:
+        """Set the field to a RecordsView of ``buf[start:end]``, already checked to fit."""
         view = f"{self.attr}_view"
         return [f"{view} = {flavour.blank('RecordsView')}  # its slots are set here, as RecordsView allows",
                 f"{view}._buf = buf",
                 f"{view}._start = {start}",
-                f"{view}._end = {start} + {length}",
+                f"{view}._end = {end}",
                 f"{self.value(obj)} = {view}"]
 
     def write(self, obj: str, out: str) -> Lines:
@@ -399,27 +408,41 @@ class ArrayOp(Op):
         if not self.short_inline:
             return self.read_counted(obj, flavour, self.read_count(flavour))
         n = self.count
-        return self.read_counted(obj, flavour, [
-            f"{n} = buf[pos] - 1",
+        counted = self.read_counted(obj, flavour, [
             f"if {n} < 0x7F and {n} < size - pos:  # the usual case: a one-byte count that fits",
             "    pos += 1",
             "else:",
             *indent(self.read_count(flavour))])
+        if not self.empty:
+            return [f"{n} = buf[pos] - 1", *counted]
+        # An empty array is common enough (aborted transactions, offline replicas, ...) to be
+        # settled first, with one comparison, before the checks any other count needs.
+        return [f"{n} = buf[pos] - 1",
+                f"if {n} == 0:  # empty: a count byte of 1",
+                "    pos += 1" + ("  # the field is left unset" if self.left_unset_when_empty(flavour) else ""),
+                *indent(self.read_empty(obj, flavour)),
+                "else:",
+                *indent(counted)]
+
+    def read_empty(self, obj: str, flavour: Flavour) -> Lines:
+        """What a read of no elements does (``self.empty`` is not ''): nothing where the field is
+        left unset (its first read makes it, from _LAZY_DEFAULTS), else set a new empty array."""
+        if self.left_unset_when_empty(flavour):
+            return []
+        return [f"{self.value(obj)} = {self.empty}"]
 
     def read_count(self, flavour: Flavour) -> Lines:
         """The count through the runtime (which checks it against the bytes left)."""
         return [f"{self.count}, pos = {flavour.hot('read_count')}(buf, pos, {self.compact})"]
 
     def read_counted(self, obj: str, flavour: Flavour, count: Lines) -> Lines:
-        """``count`` (code that reads the count), then null, empty or the elements."""
+        """``count`` (code that reads the count), then null, empty or the elements. (A count of 0
+        reaches here even after the one-byte fast path: a varint may spell 1 in more bytes.)"""
         if not self.empty:
             empty: Lines = []
-        elif self.left_unset_when_empty(flavour):
-            empty = [f"elif {self.count} == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)",
-                     "    pass"]
         else:
             empty = [f"elif {self.count} == 0:  # no element: no loop to set up",
-                     f"    {self.value(obj)} = {self.empty}"]
+                     *indent(self.read_empty(obj, flavour) or ["pass  # left unset: its first read makes it (_LAZY_DEFAULTS)"])]
         return [*count,
                 f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
                 *empty,
@@ -498,19 +521,22 @@ class FixedArray(ArrayOp):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         if not self.short_inline:
             return super().read(obj, flavour)
-        # The count byte and the elements in one bound check; anything else takes the long way.
+        # An empty array first (one comparison: offline replicas, ...), then the count byte and
+        # the elements in one bound check; anything else takes the long way.
         n, end, value = self.count, f"{self.attr}_end", self.value(obj)
-        read = [f"{value} = {flavour.read_short_fixed_array(self)}"]
-        if self.left_unset_when_empty(flavour):
-            read = [f"if {n}:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)",
-                    *indent(read)]
+        unset = self.left_unset_when_empty(flavour)
         return [f"{n} = buf[pos] - 1",
-                f"{end} = pos + 1 + {n} * {self.width}",
-                f"if 0 <= {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
-                *indent(read),
-                f"    pos = {end}",
+                f"if {n} == 0:  # empty: a count byte of 1",
+                "    pos += 1" + ("  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)"
+                              if unset else ""),
+                *([] if unset else [f"    {value} = []"]),
                 "else:",
-                *indent(self.read_counted(obj, flavour, self.read_count(flavour)))]
+                f"    {end} = pos + 1 + {n} * {self.width}",
+                f"    if 0 < {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
+                f"        {value} = {flavour.read_short_fixed_array(self)}",
+                f"        pos = {end}",
+                "    else:",
+                *indent(self.read_counted(obj, flavour, self.read_count(flavour)), 2)]
 
     @property
     def empty(self) -> str:

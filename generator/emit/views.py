@@ -159,6 +159,10 @@ class FieldView:
         self.lazy_factory = self._lazy_factory()
         self.param_hint, self.param_default, self.init = self._parameter(constants)
         self.info = self._field_info(constants)
+        # Compiled classes hold a struct default as None in a slot of its own (``slot``) behind a
+        # property that makes it on first read (see Compiled.struct_defaults_on_first_read).
+        self.made_on_first_read = False
+        self.slot = self.attr
         self._default_literal = default_literal(f, constants) if not (f.type.is_array or f.type.is_struct) else ""
 
     def _fresh_default(self, constants: ModuleConstants) -> str:
@@ -322,6 +326,13 @@ class StructView:
         present = [v for v, layout in enumerate(plan.table) if layout is not None]
         self.valid_versions = (present[0], present[-1]) if present else (1, 0)
         self.fields = [FieldView(f, constants) for f in s.fields]
+        if flavour.struct_defaults_on_first_read:
+            for f in self.fields:
+                # (not where null is a value of its own: there None cannot mean "not made yet")
+                if (f.field.type.is_struct and not f.field.type.is_array and f.lazy_factory
+                        and f.field.nullable_versions.empty):
+                    f.made_on_first_read = True
+                    f.slot = f"_{f.attr}"
         self.layouts = [LayoutView(layout, self, flavour, inline) for layout in plan.layouts]
         self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
         self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])

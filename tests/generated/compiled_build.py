@@ -18,6 +18,7 @@ from tests.paths import REPO
 PACKAGE = "kwcompiled"
 SUBSET = frozenset({
     "ApiVersionsRequest", "ApiVersionsResponse", "MetadataRequest", "MetadataResponse", "FetchResponse",
+    "OffsetCommitRequest", "OffsetFetchResponse",
     "UpdateFeaturesRequest", "FeatureLevelRecord", "QuorumStateData", "TopicRecord", "PartitionRecord",
     "RegisterBrokerRecord",
 })

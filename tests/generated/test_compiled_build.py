@@ -176,7 +176,7 @@ def test_truncated_and_corrupted_input_fails_the_same_way(name, version, data, c
 
 
 def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
-    from kwcompiled.fetch_response import EpochEndOffset, PartitionData
+    from kwcompiled.fetch_response import EpochEndOffset, LeaderIdAndEpoch, PartitionData, SnapshotId
 
     first, second = PartitionData(), PartitionData()
     assert first.diverging_epoch == EpochEndOffset() and first.diverging_epoch is not second.diverging_epoch
@@ -184,7 +184,35 @@ def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
     assert second.diverging_epoch.epoch == -1
     decoded = PartitionData.decode(PartitionData(records=b"").encode(12), 12)
     assert decoded.aborted_transactions == [] and decoded.diverging_epoch == EpochEndOffset()
+    # Compiled, an absent tagged struct is made on its first read (a property): still a fresh
+    # default per object, and one set or mutated afterwards is encoded as a tagged field.
+    other = PartitionData.decode(PartitionData(records=b"").encode(12), 12)
+    assert other.current_leader is not decoded.current_leader
+    other.current_leader.leader_id = 3
+    decoded.snapshot_id = SnapshotId(end_offset=9, epoch=1)
+    assert PartitionData.decode(other.encode(12), 12).current_leader.leader_id == 3
+    assert PartitionData.decode(decoded.encode(12), 12).snapshot_id == SnapshotId(end_offset=9, epoch=1)
+    assert decoded.current_leader == LeaderIdAndEpoch()
     with pytest.raises(KwireError):
         PartitionData.decode(b"\x00", 12)
     with pytest.raises(KwireError):
         PartitionData(partition_index=2**31).encode(12)
+
+
+def test_compiled_fixed_width_readers_match_struct(compiled_generated) -> None:
+    # The compiled base reads fixed-width integers with machine-integer arithmetic; hold it to
+    # struct's big-endian formats at the edges of every range and at random, at odd offsets too.
+    import struct
+
+    base = sys.modules[f"{compiled_generated.__name__}._base"]
+    assert (base.__file__ or "").endswith(extension_suffix())
+    formats = {"read_int16": ">h", "read_uint16": ">H", "read_int32": ">i", "read_uint32": ">I", "read_int64": ">q"}
+    rng = random.Random(18)
+    edges = [bytes([b] * 8) for b in (0x00, 0x7F, 0x80, 0xFF)] + [b"\x80" + bytes(7), b"\x7f" + b"\xff" * 7]
+    for name, fmt in formats.items():
+        read = getattr(base, name)
+        for data in edges + [rng.randbytes(11) for _ in range(500)]:
+            for pos in range(len(data) - struct.calcsize(fmt) + 1):
+                assert read(data, pos) == struct.unpack_from(fmt, data, pos)[0], (name, data.hex(), pos)
+        with pytest.raises(IndexError):
+            read(b"\x01", 0)

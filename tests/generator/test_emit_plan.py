@@ -178,15 +178,22 @@ def test_only_layouts_with_inline_checks_keep_the_buffer_size(plan) -> None:
 def test_a_compact_string_reads_short_values_inline(plan) -> None:
     op = op_of(layout_at(plan, "SampleResponse", 3), "name")
     assert op.read("response", PURE) == [
-        "name_end = pos + buf[pos]",
-        "if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string",
-        "    response.name = buf[pos + 1:name_end].decode()",
-        "    pos = name_end",
+        "name_n = buf[pos]  # the length + 1",
+        "if name_n == 1:  # the empty string",
+        '    response.name = ""',
+        "    pos += 1",
         "else:",
-        "    response.name, pos = _w.read_compact_string_nn(buf, pos)",
+        "    name_end = pos + name_n",
+        "    if 0 < name_n < 0x80 and name_end <= size:  # the usual case: a short string",
+        "        response.name = buf[pos + 1:name_end].decode()",
+        "        pos = name_end",
+        "    else:",
+        "        response.name, pos = _w.read_compact_string_nn(buf, pos)",
     ]
     nullable = op_of(layout_at(plan, "SampleResponse", 4), "name")
-    assert nullable.read("response", PURE)[-1] == "    response.name, pos = _w.read_compact_string(buf, pos)"
+    read = nullable.read("response", PURE)
+    assert read[4:7] == ["elif name_n == 0:  # null", "    response.name = None", "    pos += 1"]
+    assert read[-1] == "        response.name, pos = _w.read_compact_string(buf, pos)"
     assert nullable.write("response", "out") == ["_w.write_compact_string(out, response.name)"]  # None allowed
     assert op.write("response", "out")[:2] == [
         "if response.name is None:",
