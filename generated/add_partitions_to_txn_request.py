@@ -281,7 +281,7 @@ def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartiti
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -408,7 +408,7 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -637,7 +637,7 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -806,7 +806,7 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partitions_end = pos + 1 + partitions_n * 4
                                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

@@ -321,7 +321,7 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "new_isr"
         new_isr_n = buf[pos] - 1
         if new_isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             new_isr_end = pos + 1 + new_isr_n * 4
             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
@@ -406,7 +406,7 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "new_isr"
         new_isr_n = buf[pos] - 1
         if new_isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             new_isr_end = pos + 1 + new_isr_n * 4
             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
@@ -624,7 +624,7 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         field = "new_isr"
                         new_isr_n = buf[pos] - 1
                         if new_isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             new_isr_end = pos + 1 + new_isr_n * 4
                             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
@@ -759,7 +759,7 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         field = "new_isr"
                         new_isr_n = buf[pos] - 1
                         if new_isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             new_isr_end = pos + 1 + new_isr_n * 4
                             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
@@ -884,7 +884,7 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         field = "new_isr"
                         new_isr_n = buf[pos] - 1
                         if new_isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             new_isr_end = pos + 1 + new_isr_n * 4
                             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
@@ -1169,7 +1169,7 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
                                         field = "new_isr"
                                         new_isr_n = buf[pos] - 1
                                         if new_isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             new_isr_end = pos + 1 + new_isr_n * 4
                                             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
@@ -1331,7 +1331,7 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
                                         field = "new_isr"
                                         new_isr_n = buf[pos] - 1
                                         if new_isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             new_isr_end = pos + 1 + new_isr_n * 4
                                             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
@@ -1483,7 +1483,7 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
                                         field = "new_isr"
                                         new_isr_n = buf[pos] - 1
                                         if new_isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             new_isr_end = pos + 1 + new_isr_n * 4
                                             if 0 < new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array

@@ -232,7 +232,7 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -313,7 +313,7 @@ def _read_PartitionData_v1_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -427,7 +427,7 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -562,7 +562,7 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -687,7 +687,7 @@ def _read_TopicData_v2_3(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -838,7 +838,7 @@ def _read_AlterPartitionResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitio
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -1000,7 +1000,7 @@ def _read_AlterPartitionResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitio
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -1152,7 +1152,7 @@ def _read_AlterPartitionResponse_v2_3(buf: bytes, pos: int) -> tuple[AlterPartit
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array

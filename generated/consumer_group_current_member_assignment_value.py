@@ -161,7 +161,7 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -196,7 +196,7 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
                     field = "assignment_epochs"
                     assignment_epochs_n = buf[pos] - 1
                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        pos += 1  # the field is left unset
                     else:
                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -318,7 +318,7 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -353,7 +353,7 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -402,7 +402,7 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -437,7 +437,7 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array

@@ -189,7 +189,7 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -382,7 +382,7 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -660,7 +660,7 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

@@ -208,7 +208,7 @@ def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, i
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -303,7 +303,7 @@ def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

@@ -231,7 +231,7 @@ def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreateP
         field = "broker_ids"
         broker_ids_n = buf[pos] - 1
         if broker_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             broker_ids_end = pos + 1 + broker_ids_n * 4
             if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
@@ -416,7 +416,7 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
                         field = "broker_ids"
                         broker_ids_n = buf[pos] - 1
                         if broker_ids_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             broker_ids_end = pos + 1 + broker_ids_n * 4
                             if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
@@ -666,7 +666,7 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
                                         field = "broker_ids"
                                         broker_ids_n = buf[pos] - 1
                                         if broker_ids_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             broker_ids_end = pos + 1 + broker_ids_n * 4
                                             if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array

@@ -302,7 +302,7 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         field = "broker_ids"
         broker_ids_n = buf[pos] - 1
         if broker_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             broker_ids_end = pos + 1 + broker_ids_n * 4
             if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
@@ -653,7 +653,7 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
                         field = "broker_ids"
                         broker_ids_n = buf[pos] - 1
                         if broker_ids_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             broker_ids_end = pos + 1 + broker_ids_n * 4
                             if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
@@ -1011,7 +1011,7 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                                         field = "broker_ids"
                                         broker_ids_n = buf[pos] - 1
                                         if broker_ids_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             broker_ids_end = pos + 1 + broker_ids_n * 4
                                             if 0 < broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array

@@ -134,7 +134,7 @@ def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partition_indexes_end = pos + 1 + partition_indexes_n * 4
             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -246,7 +246,7 @@ def _read_DescribeProducersRequest_v0(buf: bytes, pos: int) -> tuple[DescribePro
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array

@@ -180,7 +180,7 @@ def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int) -> tu
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -304,7 +304,7 @@ def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tu
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -463,7 +463,7 @@ def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[D
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partitions_end = pos + 1 + partitions_n * 4
                                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

@@ -313,7 +313,7 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         field = "replica_nodes"
         replica_nodes_n = buf[pos] - 1
         if replica_nodes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replica_nodes_end = pos + 1 + replica_nodes_n * 4
             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -328,7 +328,7 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         field = "isr_nodes"
         isr_nodes_n = buf[pos] - 1
         if isr_nodes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_nodes_end = pos + 1 + isr_nodes_n * 4
             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -375,7 +375,7 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         field = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
         if offline_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             offline_replicas_end = pos + 1 + offline_replicas_n * 4
             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -557,7 +557,7 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
                         field = "replica_nodes"
                         replica_nodes_n = buf[pos] - 1
                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -572,7 +572,7 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
                         field = "isr_nodes"
                         isr_nodes_n = buf[pos] - 1
                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -619,7 +619,7 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
                         field = "offline_replicas"
                         offline_replicas_n = buf[pos] - 1
                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -855,7 +855,7 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                                         field = "replica_nodes"
                                         replica_nodes_n = buf[pos] - 1
                                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -870,7 +870,7 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                                         field = "isr_nodes"
                                         isr_nodes_n = buf[pos] - 1
                                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -917,7 +917,7 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array

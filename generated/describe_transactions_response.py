@@ -233,7 +233,7 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -375,7 +375,7 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -569,7 +569,7 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partitions_end = pos + 1 + partitions_n * 4
                                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

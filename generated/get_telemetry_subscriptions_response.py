@@ -143,7 +143,7 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         field = "accepted_compression_types"
         accepted_compression_types_n = buf[pos] - 1
         if accepted_compression_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
             if 0 < accepted_compression_types_n < 32 and accepted_compression_types_end <= size:  # the usual case: a short array

@@ -740,7 +740,7 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -758,7 +758,7 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         field = "replicas"
         replicas_n = buf[pos] - 1
         if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replicas_end = pos + 1 + replicas_n * 4
             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -773,7 +773,7 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             adding_replicas_end = pos + 1 + adding_replicas_n * 4
             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -788,7 +788,7 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             removing_replicas_end = pos + 1 + removing_replicas_n * 4
             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -922,7 +922,7 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -940,7 +940,7 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         field = "replicas"
         replicas_n = buf[pos] - 1
         if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replicas_end = pos + 1 + replicas_n * 4
             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -955,7 +955,7 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             adding_replicas_end = pos + 1 + adding_replicas_n * 4
             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -970,7 +970,7 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             removing_replicas_end = pos + 1 + removing_replicas_n * 4
             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -1333,7 +1333,7 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -1351,7 +1351,7 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "replicas"
                         replicas_n = buf[pos] - 1
                         if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replicas_end = pos + 1 + replicas_n * 4
                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -1366,7 +1366,7 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "adding_replicas"
                         adding_replicas_n = buf[pos] - 1
                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -1381,7 +1381,7 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "removing_replicas"
                         removing_replicas_n = buf[pos] - 1
                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -1519,7 +1519,7 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -1537,7 +1537,7 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "replicas"
                         replicas_n = buf[pos] - 1
                         if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replicas_end = pos + 1 + replicas_n * 4
                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -1552,7 +1552,7 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "adding_replicas"
                         adding_replicas_n = buf[pos] - 1
                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -1567,7 +1567,7 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                         field = "removing_replicas"
                         removing_replicas_n = buf[pos] - 1
                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -1707,7 +1707,7 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -1725,7 +1725,7 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                         field = "replicas"
                         replicas_n = buf[pos] - 1
                         if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replicas_end = pos + 1 + replicas_n * 4
                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -1740,7 +1740,7 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                         field = "adding_replicas"
                         adding_replicas_n = buf[pos] - 1
                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -1755,7 +1755,7 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                         field = "removing_replicas"
                         removing_replicas_n = buf[pos] - 1
                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -2659,7 +2659,7 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -2677,7 +2677,7 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -2692,7 +2692,7 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "adding_replicas"
                                         adding_replicas_n = buf[pos] - 1
                                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -2707,7 +2707,7 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "removing_replicas"
                                         removing_replicas_n = buf[pos] - 1
                                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -2948,7 +2948,7 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -2966,7 +2966,7 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -2981,7 +2981,7 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "adding_replicas"
                                         adding_replicas_n = buf[pos] - 1
                                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -2996,7 +2996,7 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "removing_replicas"
                                         removing_replicas_n = buf[pos] - 1
                                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -3234,7 +3234,7 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -3252,7 +3252,7 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -3267,7 +3267,7 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "adding_replicas"
                                         adding_replicas_n = buf[pos] - 1
                                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -3282,7 +3282,7 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "removing_replicas"
                                         removing_replicas_n = buf[pos] - 1
                                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -3519,7 +3519,7 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -3537,7 +3537,7 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -3552,7 +3552,7 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "adding_replicas"
                                         adding_replicas_n = buf[pos] - 1
                                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -3567,7 +3567,7 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                         field = "removing_replicas"
                                         removing_replicas_n = buf[pos] - 1
                                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array

@@ -119,7 +119,7 @@ def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfi
         field = "resource_types"
         resource_types_n = buf[pos] - 1
         if resource_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             resource_types_end = pos + 1 + resource_types_n * 1
             if 0 < resource_types_n < 32 and resource_types_end <= size:  # the usual case: a short array

@@ -205,7 +205,7 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         field = "replicas"
         replicas_n = buf[pos] - 1
         if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replicas_end = pos + 1 + replicas_n * 4
             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -220,7 +220,7 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             adding_replicas_end = pos + 1 + adding_replicas_n * 4
             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -235,7 +235,7 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             removing_replicas_end = pos + 1 + removing_replicas_n * 4
             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -374,7 +374,7 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
                         field = "replicas"
                         replicas_n = buf[pos] - 1
                         if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replicas_end = pos + 1 + replicas_n * 4
                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -389,7 +389,7 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
                         field = "adding_replicas"
                         adding_replicas_n = buf[pos] - 1
                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -404,7 +404,7 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
                         field = "removing_replicas"
                         removing_replicas_n = buf[pos] - 1
                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -572,7 +572,7 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -587,7 +587,7 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                                         field = "adding_replicas"
                                         adding_replicas_n = buf[pos] - 1
                                         if adding_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -602,7 +602,7 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                                         field = "removing_replicas"
                                         removing_replicas_n = buf[pos] - 1
                                         if removing_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array

@@ -119,7 +119,7 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
         field = "producer_id_filters"
         producer_id_filters_n = buf[pos] - 1
         if producer_id_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
             if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
@@ -238,7 +238,7 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
         field = "producer_id_filters"
         producer_id_filters_n = buf[pos] - 1
         if producer_id_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
             if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
@@ -359,7 +359,7 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
         field = "producer_id_filters"
         producer_id_filters_n = buf[pos] - 1
         if producer_id_filters_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
             if 0 < producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array

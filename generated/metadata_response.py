@@ -783,7 +783,7 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         field = "replica_nodes"
         replica_nodes_n = buf[pos] - 1
         if replica_nodes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replica_nodes_end = pos + 1 + replica_nodes_n * 4
             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -798,7 +798,7 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         field = "isr_nodes"
         isr_nodes_n = buf[pos] - 1
         if isr_nodes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_nodes_end = pos + 1 + isr_nodes_n * 4
             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -813,7 +813,7 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         field = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
         if offline_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             offline_replicas_end = pos + 1 + offline_replicas_n * 4
             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -1468,7 +1468,7 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
                         field = "replica_nodes"
                         replica_nodes_n = buf[pos] - 1
                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -1483,7 +1483,7 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
                         field = "isr_nodes"
                         isr_nodes_n = buf[pos] - 1
                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -1498,7 +1498,7 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
                         field = "offline_replicas"
                         offline_replicas_n = buf[pos] - 1
                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -1646,7 +1646,7 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
                         field = "replica_nodes"
                         replica_nodes_n = buf[pos] - 1
                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -1661,7 +1661,7 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
                         field = "isr_nodes"
                         isr_nodes_n = buf[pos] - 1
                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -1676,7 +1676,7 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
                         field = "offline_replicas"
                         offline_replicas_n = buf[pos] - 1
                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -1830,7 +1830,7 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
                         field = "replica_nodes"
                         replica_nodes_n = buf[pos] - 1
                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -1845,7 +1845,7 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
                         field = "isr_nodes"
                         isr_nodes_n = buf[pos] - 1
                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -1860,7 +1860,7 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
                         field = "offline_replicas"
                         offline_replicas_n = buf[pos] - 1
                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -3306,7 +3306,7 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                                         field = "replica_nodes"
                                         replica_nodes_n = buf[pos] - 1
                                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -3321,7 +3321,7 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                                         field = "isr_nodes"
                                         isr_nodes_n = buf[pos] - 1
                                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -3336,7 +3336,7 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -3618,7 +3618,7 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "replica_nodes"
                                         replica_nodes_n = buf[pos] - 1
                                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -3633,7 +3633,7 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "isr_nodes"
                                         isr_nodes_n = buf[pos] - 1
                                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -3648,7 +3648,7 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -3931,7 +3931,7 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "replica_nodes"
                                         replica_nodes_n = buf[pos] - 1
                                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -3946,7 +3946,7 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "isr_nodes"
                                         isr_nodes_n = buf[pos] - 1
                                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -3961,7 +3961,7 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -4244,7 +4244,7 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "replica_nodes"
                                         replica_nodes_n = buf[pos] - 1
                                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -4259,7 +4259,7 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "isr_nodes"
                                         isr_nodes_n = buf[pos] - 1
                                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -4274,7 +4274,7 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -4556,7 +4556,7 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "replica_nodes"
                                         replica_nodes_n = buf[pos] - 1
                                         if replica_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                             if 0 < replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
@@ -4571,7 +4571,7 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "isr_nodes"
                                         isr_nodes_n = buf[pos] - 1
                                         if isr_nodes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                             if 0 < isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
@@ -4586,7 +4586,7 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array

@@ -323,7 +323,7 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partition_indexes_end = pos + 1 + partition_indexes_n * 4
             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -417,7 +417,7 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partition_indexes_end = pos + 1 + partition_indexes_n * 4
             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -501,7 +501,7 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partition_indexes_end = pos + 1 + partition_indexes_n * 4
             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -621,7 +621,7 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -780,7 +780,7 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -934,7 +934,7 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -1244,7 +1244,7 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -1388,7 +1388,7 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -1558,7 +1558,7 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                                         field = "partition_indexes"
                                         partition_indexes_n = buf[pos] - 1
                                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -1749,7 +1749,7 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
                                         field = "partition_indexes"
                                         partition_indexes_n = buf[pos] - 1
                                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -1930,7 +1930,7 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
                                         field = "partition_indexes"
                                         partition_indexes_n = buf[pos] - 1
                                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array

@@ -166,7 +166,7 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "replicas"
         replicas_n = buf[pos] - 1
         if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replicas_end = pos + 1 + replicas_n * 4
             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -181,7 +181,7 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -196,7 +196,7 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             removing_replicas_end = pos + 1 + removing_replicas_n * 4
             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -211,7 +211,7 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             adding_replicas_end = pos + 1 + adding_replicas_n * 4
             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -388,7 +388,7 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "replicas"
         replicas_n = buf[pos] - 1
         if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replicas_end = pos + 1 + replicas_n * 4
             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -403,7 +403,7 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -418,7 +418,7 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             removing_replicas_end = pos + 1 + removing_replicas_n * 4
             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -433,7 +433,7 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             adding_replicas_end = pos + 1 + adding_replicas_n * 4
             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
@@ -646,7 +646,7 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "replicas"
         replicas_n = buf[pos] - 1
         if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replicas_end = pos + 1 + replicas_n * 4
             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -661,7 +661,7 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -676,7 +676,7 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         if removing_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             removing_replicas_end = pos + 1 + removing_replicas_n * 4
             if 0 < removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
@@ -691,7 +691,7 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         field = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         if adding_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             adding_replicas_end = pos + 1 + adding_replicas_n * 4
             if 0 < adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array

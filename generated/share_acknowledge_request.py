@@ -258,7 +258,7 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         field = "acknowledge_types"
         acknowledge_types_n = buf[pos] - 1
         if acknowledge_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -356,7 +356,7 @@ def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePa
                         field = "acknowledge_types"
                         acknowledge_types_n = buf[pos] - 1
                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -491,7 +491,7 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
                                         field = "acknowledge_types"
                                         acknowledge_types_n = buf[pos] - 1
                                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -693,7 +693,7 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                                         field = "acknowledge_types"
                                                         acknowledge_types_n = buf[pos] - 1
                                                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                                            pos += 1  # the field is left unset
                                                         else:
                                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -914,7 +914,7 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                                         field = "acknowledge_types"
                                                         acknowledge_types_n = buf[pos] - 1
                                                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                                            pos += 1  # the field is left unset
                                                         else:
                                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array

@@ -347,7 +347,7 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         field = "acknowledge_types"
         acknowledge_types_n = buf[pos] - 1
         if acknowledge_types_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -445,7 +445,7 @@ def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int
                         field = "acknowledge_types"
                         acknowledge_types_n = buf[pos] - 1
                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -580,7 +580,7 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                                         field = "acknowledge_types"
                                         acknowledge_types_n = buf[pos] - 1
                                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -685,7 +685,7 @@ def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -859,7 +859,7 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                                         field = "acknowledge_types"
                                                         acknowledge_types_n = buf[pos] - 1
                                                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                                            pos += 1  # the field is left unset
                                                         else:
                                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -934,7 +934,7 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -1148,7 +1148,7 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                                         field = "acknowledge_types"
                                                         acknowledge_types_n = buf[pos] - 1
                                                         if acknowledge_types_n == 0:  # empty: a count byte of 1
-                                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                                            pos += 1  # the field is left unset
                                                         else:
                                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                                             if 0 < acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
@@ -1223,7 +1223,7 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

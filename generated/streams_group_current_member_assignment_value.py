@@ -193,7 +193,7 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -228,7 +228,7 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
                     field = "assignment_epochs"
                     assignment_epochs_n = buf[pos] - 1
                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                        pos += 1  # the field is left unset
                     else:
                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -367,7 +367,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -402,7 +402,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -461,7 +461,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -496,7 +496,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -555,7 +555,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -590,7 +590,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -649,7 +649,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -684,7 +684,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -743,7 +743,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -778,7 +778,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
@@ -837,7 +837,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -872,7 +872,7 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                     field = "assignment_epochs"
                                     assignment_epochs_n = buf[pos] - 1
                                     if assignment_epochs_n == 0:  # empty: a count byte of 1
-                                        pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                        pos += 1  # the field is left unset
                                     else:
                                         assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                         if 0 < assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array

@@ -979,7 +979,7 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -1060,7 +1060,7 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         field = "source_topics"
         source_topics_n = buf[pos] - 1
         if source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             source_topics_end = pos + 1 + source_topics_n * 2
             if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
@@ -1075,7 +1075,7 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         field = "source_topic_regex"
         source_topic_regex_n = buf[pos] - 1
         if source_topic_regex_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
             if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
@@ -1090,7 +1090,7 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         field = "repartition_source_topics"
         repartition_source_topics_n = buf[pos] - 1
         if repartition_source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
             if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
@@ -1490,7 +1490,7 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         field = "source_topics"
                         source_topics_n = buf[pos] - 1
                         if source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             source_topics_end = pos + 1 + source_topics_n * 2
                             if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
@@ -1505,7 +1505,7 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         field = "source_topic_regex"
                         source_topic_regex_n = buf[pos] - 1
                         if source_topic_regex_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                             if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
@@ -1520,7 +1520,7 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         field = "repartition_source_topics"
                         repartition_source_topics_n = buf[pos] - 1
                         if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                             if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
@@ -2043,7 +2043,7 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                         field = "source_topics"
                                         source_topics_n = buf[pos] - 1
                                         if source_topics_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             source_topics_end = pos + 1 + source_topics_n * 2
                                             if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
@@ -2058,7 +2058,7 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                         field = "source_topic_regex"
                                         source_topic_regex_n = buf[pos] - 1
                                         if source_topic_regex_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                                             if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
@@ -2073,7 +2073,7 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                         field = "repartition_source_topics"
                                         repartition_source_topics_n = buf[pos] - 1
                                         if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                                             if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
@@ -2273,7 +2273,7 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -2333,7 +2333,7 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -2393,7 +2393,7 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

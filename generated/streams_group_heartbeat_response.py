@@ -480,7 +480,7 @@ def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -573,7 +573,7 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         field = "partitions"
         partitions_n = buf[pos] - 1
         if partitions_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partitions_end = pos + 1 + partitions_n * 4
             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -754,7 +754,7 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -813,7 +813,7 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -1036,7 +1036,7 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -1096,7 +1096,7 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -1156,7 +1156,7 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                         field = "partitions"
                         partitions_n = buf[pos] - 1
                         if partitions_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partitions_end = pos + 1 + partitions_n * 4
                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -1240,7 +1240,7 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partitions_end = pos + 1 + partitions_n * 4
                                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
@@ -1299,7 +1299,7 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
                                         field = "partitions"
                                         partitions_n = buf[pos] - 1
                                         if partitions_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partitions_end = pos + 1 + partitions_n * 4
                                             if 0 < partitions_n < 32 and partitions_end <= size:  # the usual case: a short array

@@ -544,7 +544,7 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         field = "source_topics"
         source_topics_n = buf[pos] - 1
         if source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             source_topics_end = pos + 1 + source_topics_n * 2
             if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
@@ -559,7 +559,7 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         field = "source_topic_regex"
         source_topic_regex_n = buf[pos] - 1
         if source_topic_regex_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
             if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
@@ -574,7 +574,7 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         field = "repartition_source_topics"
         repartition_source_topics_n = buf[pos] - 1
         if repartition_source_topics_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
             if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
@@ -974,7 +974,7 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         field = "source_topics"
                         source_topics_n = buf[pos] - 1
                         if source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             source_topics_end = pos + 1 + source_topics_n * 2
                             if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
@@ -989,7 +989,7 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         field = "source_topic_regex"
                         source_topic_regex_n = buf[pos] - 1
                         if source_topic_regex_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                             if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
@@ -1004,7 +1004,7 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         field = "repartition_source_topics"
                         repartition_source_topics_n = buf[pos] - 1
                         if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                             if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
@@ -1527,7 +1527,7 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                         field = "source_topics"
                                         source_topics_n = buf[pos] - 1
                                         if source_topics_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             source_topics_end = pos + 1 + source_topics_n * 2
                                             if 0 < source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
@@ -1542,7 +1542,7 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                         field = "source_topic_regex"
                                         source_topic_regex_n = buf[pos] - 1
                                         if source_topic_regex_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                                             if 0 < source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
@@ -1557,7 +1557,7 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                         field = "repartition_source_topics"
                                         repartition_source_topics_n = buf[pos] - 1
                                         if repartition_source_topics_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                                             if 0 < repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array

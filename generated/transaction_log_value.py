@@ -264,7 +264,7 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
         field = "partition_ids"
         partition_ids_n = buf[pos] - 1
         if partition_ids_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partition_ids_end = pos + 1 + partition_ids_n * 4
             if 0 < partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
@@ -475,7 +475,7 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
                         field = "partition_ids"
                         partition_ids_n = buf[pos] - 1
                         if partition_ids_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_ids_end = pos + 1 + partition_ids_n * 4
                             if 0 < partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array

@@ -684,7 +684,7 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         field = "isr"
         isr_n = buf[pos] - 1
         if isr_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             isr_end = pos + 1 + isr_n * 4
             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -702,7 +702,7 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         field = "replicas"
         replicas_n = buf[pos] - 1
         if replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             replicas_end = pos + 1 + replicas_n * 4
             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -717,7 +717,7 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         field = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
         if offline_replicas_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             offline_replicas_end = pos + 1 + offline_replicas_n * 4
             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -955,7 +955,7 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -973,7 +973,7 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
                         field = "replicas"
                         replicas_n = buf[pos] - 1
                         if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replicas_end = pos + 1 + replicas_n * 4
                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -988,7 +988,7 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
                         field = "offline_replicas"
                         offline_replicas_n = buf[pos] - 1
                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -1122,7 +1122,7 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
                         field = "isr"
                         isr_n = buf[pos] - 1
                         if isr_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             isr_end = pos + 1 + isr_n * 4
                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -1140,7 +1140,7 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
                         field = "replicas"
                         replicas_n = buf[pos] - 1
                         if replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             replicas_end = pos + 1 + replicas_n * 4
                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -1155,7 +1155,7 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
                         field = "offline_replicas"
                         offline_replicas_n = buf[pos] - 1
                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -2952,7 +2952,7 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -2970,7 +2970,7 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -2985,7 +2985,7 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -3287,7 +3287,7 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -3305,7 +3305,7 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -3320,7 +3320,7 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
@@ -3621,7 +3621,7 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "isr"
                                         isr_n = buf[pos] - 1
                                         if isr_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             isr_end = pos + 1 + isr_n * 4
                                             if 0 < isr_n < 32 and isr_end <= size:  # the usual case: a short array
@@ -3639,7 +3639,7 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "replicas"
                                         replicas_n = buf[pos] - 1
                                         if replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             replicas_end = pos + 1 + replicas_n * 4
                                             if 0 < replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
@@ -3654,7 +3654,7 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                         field = "offline_replicas"
                                         offline_replicas_n = buf[pos] - 1
                                         if offline_replicas_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                             if 0 < offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array

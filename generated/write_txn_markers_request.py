@@ -211,7 +211,7 @@ def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxn
         field = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         if partition_indexes_n == 0:  # empty: a count byte of 1
-            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+            pos += 1  # the field is left unset
         else:
             partition_indexes_end = pos + 1 + partition_indexes_n * 4
             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -327,7 +327,7 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -455,7 +455,7 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
                         field = "partition_indexes"
                         partition_indexes_n = buf[pos] - 1
                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                            pos += 1  # the field is left unset
                         else:
                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -603,7 +603,7 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                                         field = "partition_indexes"
                                         partition_indexes_n = buf[pos] - 1
                                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
@@ -759,7 +759,7 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                                         field = "partition_indexes"
                                         partition_indexes_n = buf[pos] - 1
                                         if partition_indexes_n == 0:  # empty: a count byte of 1
-                                            pos += 1  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)
+                                            pos += 1  # the field is left unset
                                         else:
                                             partition_indexes_end = pos + 1 + partition_indexes_n * 4
                                             if 0 < partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array

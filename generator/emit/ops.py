@@ -415,21 +415,24 @@ class ArrayOp(Op):
             *indent(self.read_count(flavour))])
         if not self.empty:
             return [f"{n} = buf[pos] - 1", *counted]
-        # An empty array is common enough (aborted transactions, offline replicas, ...) to be
-        # settled first, with one comparison, before the checks any other count needs.
-        return [f"{n} = buf[pos] - 1",
-                f"if {n} == 0:  # empty: a count byte of 1",
-                "    pos += 1" + ("  # the field is left unset" if self.left_unset_when_empty(flavour) else ""),
-                *indent(self.read_empty(obj, flavour)),
-                "else:",
-                *indent(counted)]
+        return [f"{n} = buf[pos] - 1", *self.empty_first(obj, flavour, self.empty, counted)]
 
-    def read_empty(self, obj: str, flavour: Flavour) -> Lines:
-        """What a read of no elements does (``self.empty`` is not ''): nothing where the field is
-        left unset (its first read makes it, from _LAZY_DEFAULTS), else set a new empty array."""
+    def empty_first(self, obj: str, flavour: Flavour, new_empty: str, otherwise: Lines) -> Lines:
+        """An empty array (aborted transactions, offline replicas, ...) is common enough to be
+        settled first, with one comparison on the count already read; ``otherwise`` reads any
+        other count."""
+        return [f"if {self.count} == 0:  # empty: a count byte of 1",
+                "    pos += 1" + ("  # the field is left unset" if self.left_unset_when_empty(flavour) else ""),
+                *indent(self.read_empty(obj, flavour, new_empty)),
+                "else:",
+                *indent(otherwise)]
+
+    def read_empty(self, obj: str, flavour: Flavour, new_empty: str) -> Lines:
+        """What a read of no elements does: nothing where the field is left unset (its first read
+        makes it, from _LAZY_DEFAULTS), else set ``new_empty``, a new empty array."""
         if self.left_unset_when_empty(flavour):
             return []
-        return [f"{self.value(obj)} = {self.empty}"]
+        return [f"{self.value(obj)} = {new_empty}"]
 
     def read_count(self, flavour: Flavour) -> Lines:
         """The count through the runtime (which checks it against the bytes left)."""
@@ -442,7 +445,7 @@ class ArrayOp(Op):
             empty: Lines = []
         else:
             empty = [f"elif {self.count} == 0:  # no element: no loop to set up",
-                     *indent(self.read_empty(obj, flavour) or ["pass  # left unset: its first read makes it (_LAZY_DEFAULTS)"])]
+                     *indent(self.read_empty(obj, flavour, self.empty) or ["pass  # left unset: its first read makes it (_LAZY_DEFAULTS)"])]
         return [*count,
                 f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
                 *empty,
@@ -521,22 +524,16 @@ class FixedArray(ArrayOp):
     def read(self, obj: str, flavour: Flavour) -> Lines:
         if not self.short_inline:
             return super().read(obj, flavour)
-        # An empty array first (one comparison: offline replicas, ...), then the count byte and
-        # the elements in one bound check; anything else takes the long way.
+        # An empty array first, then the count byte and the elements in one bound check; anything
+        # else takes the long way.
         n, end, value = self.count, f"{self.attr}_end", self.value(obj)
-        unset = self.left_unset_when_empty(flavour)
-        return [f"{n} = buf[pos] - 1",
-                f"if {n} == 0:  # empty: a count byte of 1",
-                "    pos += 1" + ("  # the field is left unset (its first read makes it, from _LAZY_DEFAULTS)"
-                              if unset else ""),
-                *([] if unset else [f"    {value} = []"]),
+        return [f"{n} = buf[pos] - 1", *self.empty_first(obj, flavour, "[]", [
+                f"{end} = pos + 1 + {n} * {self.width}",
+                f"if 0 < {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
+                f"    {value} = {flavour.read_short_fixed_array(self)}",
+                f"    pos = {end}",
                 "else:",
-                f"    {end} = pos + 1 + {n} * {self.width}",
-                f"    if 0 < {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
-                f"        {value} = {flavour.read_short_fixed_array(self)}",
-                f"        pos = {end}",
-                "    else:",
-                *indent(self.read_counted(obj, flavour, self.read_count(flavour)), 2)]
+                *indent(self.read_counted(obj, flavour, self.read_count(flavour)))])]
 
     @property
     def empty(self) -> str:
