@@ -31,7 +31,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -43,7 +42,7 @@ import kwire
 from .emit import NATIVE_BASE, module_name, render_all
 from .model import Message
 from .native_compiler import (ArtifactCache, CBuild, CompileFailed, CompileUnavailable, Toolchain,
-                              available_cores, find_toolchain, parse_manifest)
+                              available_cores, extension_suffix, find_toolchain, parse_manifest)
 
 __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_LEVEL", "build_extensions",
            "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
@@ -71,10 +70,6 @@ class CompileResult:
     @property
     def seconds(self) -> float:
         return self.translate_seconds + self.c_seconds
-
-
-def extension_suffix() -> str:
-    return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
 def compiled_extensions(package_dir: Path) -> list[Path]:

@@ -53,6 +53,11 @@ class CompileFailed(Exception):
         self.log = log
 
 
+def extension_suffix() -> str:
+    """The file name ending of this Python's extension modules (".cpython-311-x86_64-linux-gnu.so")."""
+    return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
 @dataclass(frozen=True)
 class Toolchain:
     """How to compile, archive and link on this machine, as setuptools would."""
@@ -321,7 +326,7 @@ class CBuild:
 
     def link(self, ext: Extension, own: list[_Object], archive: Path | None, out_dir: Path) -> Path:
         inputs = [self.cache.path(o.key, ".o") for o in own] + ([archive] if archive else [])
-        suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+        suffix = extension_suffix()
         key = digest("link", self.toolchain.identity, ext.name, *(p.name for p in inputs))
         library, hit = self.cache.make(
             key, suffix, lambda tmp: self.run([*self.toolchain.link, *map(str, inputs), "-o", str(tmp)],
