@@ -1,0 +1,90 @@
+"""The one way kwire writes a file for a user: never over an existing file unless asked, atomically.
+
+A half-written snapshot or bootstrap file that a Kafka node later loads is worse than none, so
+every command writes to a temporary file in the target's own directory (same file system, so the
+rename is atomic), flushes and fsyncs it, and only then renames it over the target. An error or
+an interrupt half-way leaves the old file as it was and removes the temporary one.
+
+``grep -rn "atomic_write\\|atomic_output"`` finds every file kwire writes for a user.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Literal, overload
+
+from kwire.wire.errors import KwireError
+
+
+class ExistingFileError(KwireError, FileExistsError):
+    """A write that would replace a file the user did not ask to replace (no ``--force``)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        super().__init__(f"{self.path} already exists (use --force to replace it)")
+
+
+def refuse_existing(path: str | os.PathLike[str], *, force: bool) -> None:
+    """Raise :class:`ExistingFileError` if ``path`` exists and ``force`` is false.
+
+    For commands that check every target before writing any, so a refusal writes nothing."""
+    if not force and os.path.lexists(path):
+        raise ExistingFileError(path)
+
+
+@overload
+def atomic_output(path: str | os.PathLike[str], *, force: bool, text: Literal[False] = ...) -> contextlib.AbstractContextManager[IO[bytes]]: ...
+@overload
+def atomic_output(path: str | os.PathLike[str], *, force: bool, text: Literal[True]) -> contextlib.AbstractContextManager[IO[str]]: ...
+
+
+def atomic_output(path: str | os.PathLike[str], *, force: bool, text: bool = False) -> contextlib.AbstractContextManager[IO]:  # type: ignore[type-arg]
+    """A file object to write ``path`` through; the file appears whole when the block ends.
+
+    Refuses an existing ``path`` unless ``force``. The parent directory is created if missing."""
+    return _atomic_output(Path(path), force=force, text=text)
+
+
+@contextlib.contextmanager
+def _atomic_output(target: Path, *, force: bool, text: bool) -> Iterator[IO]:  # type: ignore[type-arg]
+    refuse_existing(target, force=force)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(descriptor, "w" if text else "wb", **({"encoding": "utf-8"} if text else {})) as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        # Checked again: another writer may have created the target while this one wrote.
+        refuse_existing(target, force=force)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    _sync_directory(target.parent)
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes | str, *, force: bool) -> Path:
+    """Write ``data`` (bytes, or text as UTF-8) to ``path`` atomically; refuse an existing file unless ``force``."""
+    target = Path(path)
+    if isinstance(data, str):
+        with atomic_output(target, force=force, text=True) as out:
+            out.write(data)
+    else:
+        with atomic_output(target, force=force) as binary:
+            binary.write(data)
+    return target
+
+
+def _sync_directory(directory: Path) -> None:
+    """fsync the directory so the rename itself survives a crash (not possible everywhere)."""
+    with contextlib.suppress(OSError):
+        handle = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
