@@ -67,6 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="the UpdateFeaturesRequest version (default 2, what Kafka 4.x clients send)")
         o.add_argument("--json", action="store_true", help="print JSON")
         o.set_defaults(func=run_update, operation=operation)
+    from kwire.cli.commands.features_lookups import register_lookups
+
+    register_lookups(ops)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
