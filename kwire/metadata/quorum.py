@@ -437,7 +437,7 @@ def history_text(history: QuorumHistory) -> list[str]:
                      f"({change.source})")
     for change in history.voter_changes:
         led = f"leader {change.leader_id}" if change.leader_id is not None else "no leader named"
-        before = "static voters" if change.before is None else \
+        before = "no voter set recorded" if change.before is None else \
             ", ".join(str(v.id) for v in change.before) or "none"
         lines.append(f"voters at offset {change.offset}, epoch {change.epoch} ({led}; {change.source}): "
                      f"{before} -> {', '.join(str(v.id) for v in change.after)}")
