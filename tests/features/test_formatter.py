@@ -1,6 +1,7 @@
 """``kwire storage format --cluster-id ... --initial-controllers/--standalone``: KIP-853's bootstrap snapshot.
 
-The expected bytes are built here by hand, field by field, from Kafka 4.2.1's sources, with no kwire
+Two independent proofs of the bytes: files written by Kafka's own classes (``MemoryRecordsBuilder``
+and the generated ``VotersRecord``, ``tests/data/kraft-quorum/kafka-bytes``), and bytes built here by hand, field by field, from Kafka 4.2.1's sources, with no kwire
 encoder involved (a struct/varint writer and a CRC-32C table of this file's own):
 
 * ``Formatter.writeDynamicQuorumSnapshot``: a ``RecordsSnapshotWriter`` at snapshot id (0, 0) with
@@ -33,6 +34,7 @@ from kwire.features.dynamic_voters import DynamicVoterError, parse_dynamic_voter
 from kwire.features.formatter import plan_format
 from kwire.logs.metadata_log import read_snapshot
 from kwire.metadata.loader import load_image
+from tests.paths import DATA
 
 CLUSTER = "MkU3OEVBNTcwNTJENDM2Qk"
 DIRS = {1: "4znU-ou9Taa06bmEJxsjnw", 2: "nKF6yzhxS-2F12yYx2aYRw", 3: "ANbHvzbFTM6KJXvFvFmVnA"}
@@ -297,3 +299,20 @@ def test_help_names_the_new_options():
     storage_node.add_node_arguments(parser)
     text = parser.format_help()
     assert "--initial-controllers" in text and "--no-initial-controllers" in text and "--standalone" in text
+
+
+# ------------------------------------------------ against the bytes Kafka's own classes wrote
+
+KAFKA_BYTES = DATA / "kraft-quorum" / "kafka-bytes"  # tests/data/kraft-quorum/README.md says how
+
+
+@pytest.mark.parametrize("name, node_id, flags", [
+    ("three", 2, ["--initial-controllers", INITIAL, "--controller-listener", "controller"]),
+    ("spread", 1, ["--initial-controllers",
+                   "17@a:1:AAAAAAAAAAAAAAAAAAAAAQ,1@b:2:AAAAAAAAAAAAAAAAAAAAAg,40@c:3:AAAAAAAAAAAAAAAAAAAAAw"]),
+    ("standalone", 5, ["--standalone", "--controller-listener", "CONTROLLER://ctl.example:9093",
+                       "--directory-id", DIRS[1]]),
+])
+def test_checkpoint_is_the_one_kafkas_classes_write(tmp_path, name, node_id, flags):
+    assert format_node(tmp_path, node_id, *flags, "-q") == 0
+    assert (tmp_path / CHECKPOINT).read_bytes() == (KAFKA_BYTES / f"{name}.checkpoint").read_bytes()
