@@ -191,3 +191,13 @@ def test_unreadable_input_is_exit_2(tmp_path, capsys):
     checkpoint = broken / "__cluster_metadata-0" / "00000000000000000000-0000000000.checkpoint"
     checkpoint.write_bytes(checkpoint.read_bytes()[:-7])
     assert main(["metadata", "quorum", str(broken)]) == 2
+
+
+def test_describe_is_what_kafkas_classes_print_and_encode(tmp_path):
+    # tests/data/kraft-quorum/kafka-bytes/describe-quorum-v2.txt: Kafka's JSON converter and MessageUtil
+    import base64
+
+    kafka_json, kafka_bytes = (DATA / "kraft-quorum" / "kafka-bytes" / "describe-quorum-v2.txt").read_text().split()
+    response = quorum.describe_quorum_response(quorum.read_quorum_history(with_log(tmp_path)))
+    assert response.to_dict(2) == json.loads(kafka_json)
+    assert response.encode(2) == base64.b64decode(kafka_bytes)
