@@ -374,7 +374,7 @@ def judge_update_voter(history: QuorumHistory, voter_id: int, directory_id: UUID
     low, high = supported
     if not low <= kraft <= high:
         return VoterChangeVerdict(api, INVALID_REQUEST, None, live_checks=live)
-    notes = []
+    notes: list[str] = []
     if default_listener is None:
         live.append("the endpoints include the leader's default listener (its controller.listener.names' first; "
                     "INVALID_REQUEST otherwise)")
@@ -432,9 +432,9 @@ def history_text(history: QuorumHistory) -> list[str]:
     lines.append(f"leader: {leader_id if leader_id >= 0 else 'none'} in epoch {epoch}"
                  + (" (quorum-state)" if history.quorum_state is not None else
                     " (newest LeaderChangeMessage)" if history.leaders else ""))
-    for change in history.kraft_version_changes:
-        lines.append(f"kraft.version {change.kraft_version} at offset {change.offset}, epoch {change.epoch} "
-                     f"({change.source})")
+    for kraft in history.kraft_version_changes:
+        lines.append(f"kraft.version {kraft.kraft_version} at offset {kraft.offset}, epoch {kraft.epoch} "
+                     f"({kraft.source})")
     for change in history.voter_changes:
         led = f"leader {change.leader_id}" if change.leader_id is not None else "no leader named"
         before = "no voter set recorded" if change.before is None else \
