@@ -123,8 +123,10 @@ class FormatPlan:
         return self.directory / METADATA_LOG_DIRECTORY / BOOTSTRAP_SNAPSHOT_ID.file_name()
 
     def meta_properties(self) -> str:
-        """The file as Kafka's ``PropertiesUtils.writePropertiesFile`` writes it: an empty comment,
-        the date comment, then the keys in order (as real Kafka 3.6/3.9 nodes' files have them)."""
+        """The file as Kafka's ``PropertiesUtils.writePropertiesFile`` (``Properties.store(writer, "")``)
+        writes it: an empty comment, the date comment, then the keys sorted, as a Java 18+ runtime
+        stores them (JDK-8231640) and as the real Kafka 3.6.1 and 3.9.0 nodes' files in tests/data have
+        them; a Java 17 runtime lists them in its hash table's order instead."""
         entries = {"cluster.id": self.cluster_id, "directory.id": uuid_to_text(self.directory_id),
                    "node.id": str(self.node_id), "version": "1"}
         stamp = self.properties_time or time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime())
