@@ -10,8 +10,8 @@ them out as a snapshot: a control batch with the SnapshotHeaderRecord at offset 
 the records, a control batch with the SnapshotFooterRecord; leader epoch 0, no compression, each
 batch stamped with the clock when it was made.
 
-Kafka's messages are kept word for word, except where they name command-line flags kwire does not
-have (the dynamic-quorum flags of kraft.version 1, which kwire's ``storage format`` does not write).
+Kafka's messages are kept word for word. A dynamic quorum (kraft.version 1, its bootstrap snapshot
+and meta.properties) is :mod:`kwire.features.formatter`'s.
 """
 from __future__ import annotations
 
@@ -96,9 +96,12 @@ def format_feature_levels(
     levels[METADATA_VERSION] = mv.level
     kraft = levels.get(KRAFT_VERSION, 0)
     if kraft != 0:
-        raise FeatureError(f"Cannot set {KRAFT_VERSION} to {kraft}: it needs a dynamic controller quorum "
-                           f"(kafka-storage format --standalone or --initial-controllers), whose bootstrap "
-                           f"snapshot kwire does not write")
+        # Kafka 4.2.1's Formatter.effectiveKRaftFeatureLevel without dynamic-quorum flags (those are in
+        # kwire.features.formatter, which settles kraft.version itself)
+        raise FeatureError(f"Cannot set {KRAFT_VERSION} to {kraft} unless controller.quorum.voters is empty and one "
+                           f"of the flags --standalone, --initial-controllers, or --no-initial-controllers is used. "
+                           f"For dynamic controllers support, try using one of --standalone, --initial-controllers, "
+                           f"or --no-initial-controllers and removing controller.quorum.voters.")
     levels[KRAFT_VERSION] = 0
     for name, known in FEATURES.items():
         levels.setdefault(name, known.default_level(mv))

@@ -155,3 +155,10 @@ def timeline_hash_order(keys: Sequence[int]) -> list[int]:
         table[_slot(key, len(table))].append(key)
         size += 1
     return [key for slot in table for key in slot]
+
+
+def sized_hash_map_order(keys: Iterable[T], key_hash: Callable[[T], int] = java_string_hash) -> list[T]:
+    """The order of ``new HashMap<>(n)`` after ``put`` of each of its n keys in turn
+    (``VoterSet.fromVotersRecord``: a map sized for the record's voters, filled in record order)."""
+    listed = list(dict.fromkeys(keys))
+    return _ordered(listed, key_hash, max(1, _table_size_for(len(listed))))

@@ -34,9 +34,10 @@ name, as Kafka's ``Feature.featureFromName`` knows them: disabling one (level 0,
 unsupported by any node that does not list the feature. A name Kafka does not know at all is
 "Feature ... not found." at level 0.
 
-What an offline evaluation cannot see is said in :attr:`Verdict.notes`: the raft layer's own checks
-of a kraft.version upgrade (every voter's supported range and directory id, as the leader knows
-them) and, below 3.7-IV0, the controllers' supported features.
+A kraft.version upgrade is judged as the raft leader judges it (:mod:`kwire.features.kraft_upgrade`):
+every voter must support the level, as the leader knows the voters. What an offline evaluation
+cannot see is said in :attr:`Verdict.notes`: a pending kraft.version upgrade and, below 3.7-IV0,
+the controllers' supported features.
 """
 from __future__ import annotations
 
@@ -109,6 +110,11 @@ class ClusterFeatures:
     broker_min_insync_replicas: dict[int, str] = field(default_factory=dict)  # broker-level values
     brokers_with_configs: tuple[int, ...] = ()  # every broker with a config, in the order it got its first
     static_min_insync_replicas: int = 1  # the controller's min.insync.replicas property (Kafka's default 1)
+    # for a kraft.version upgrade: the voters as the raft leader knows them, id -> (directory id or None,
+    # supported kraft.version range); from the VotersRecord at kraft.version 1. At kraft.version 0 the log has
+    # none: ``updated_voters`` are what voters told the leader through UpdateRaftVoter (kwire.features.kraft_upgrade)
+    raft_voters: dict[int, tuple[Any, Range]] | None = None
+    updated_voters: dict[int, tuple[Any, Range]] = field(default_factory=dict)
 
     def current_level(self, name: str) -> int:
         if name == METADATA_VERSION:
@@ -234,11 +240,13 @@ class _Judge:
                 raise _invalid(KRAFT_VERSION, level, "Can't downgrade the version of this feature.")
             return
         if level != current:
-            # LeaderState.maybeAppendUpgradedKRaftVersion (4.2.1) judges the voters as the leader has heard
-            # from them, which no log records (the version prints as its enum name)
-            self.notes.append(f"the raft leader also checks that every voter supports {KRAFT_VERSION} {level} (else: "
-                              f"\"Invalid upgrade of {KRAFT_VERSION} to KRAFT_VERSION_{level} because not all of the voters "
-                              f"support it\") and has a directory id; an offline evaluation cannot see that")
+            # the raft leader judges it: LeaderState.maybeAppendUpgradedKRaftVersion (kwire.features.kraft_upgrade)
+            from .kraft_upgrade import judge_kraft_upgrade
+
+            refusal = judge_kraft_upgrade(self.state, level, current)
+            self.notes.extend(refusal.notes)
+            if refusal.message is not None:
+                raise _Refused(refusal.message)
         # the raft layer appends a KRaftVersionRecord control record; the controller a NoOpRecord to wait on
         from kwire.generated.no_op_record import NoOpRecord
 

@@ -74,4 +74,6 @@ def cluster_features(loaded: LoadedImage) -> ClusterFeatures:
         broker_min_insync_replicas={broker: data[MIN_INSYNC_REPLICAS] for broker, data in broker_configs.items()
                                     if MIN_INSYNC_REPLICAS in data},
         brokers_with_configs=tuple(broker_configs),
+        raft_voters=None if quorum.voters is None else {
+            v.id: (v.directory_id, (v.kraft_version.min, v.kraft_version.max)) for v in quorum.voters},
     )

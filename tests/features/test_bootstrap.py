@@ -105,7 +105,7 @@ def test_features_named_on_the_command_line_replace_defaults_and_level_0_writes_
     ("4.2", {"metadata.version": 29}, "Use --release-version instead of --feature metadata.version=X to avoid "
                                       "ambiguity."),
     ("3.2", {}, "metadata.version 3.2-IV0 (level 3) cannot be bootstrapped"),
-    ("4.2", {"kraft.version": 1}, "Cannot set kraft.version to 1: it needs a dynamic controller quorum"),
+    ("4.2", {"kraft.version": 1}, "Cannot set kraft.version to 1 unless controller.quorum.voters is empty"),
     ("4.3", {}, "unknown metadata.version '4.3'"),
 ])
 def test_refusals(release, features, message):

@@ -56,6 +56,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="a metadata.version and every feature's default level at it")
             o.add_argument("--feature", action="append", type=feature_assignment, default=[], metavar="NAME=LEVEL",
                            help="a feature and its level (repeatable)")
+        if operation == "upgrade":
+            o.add_argument("--updated-voter", action="append", default=[], metavar="ID:DIRECTORY_ID[:MIN-MAX]",
+                           help="for kraft.version=1 on a kraft.version 0 log: a voter that sent the leader an "
+                                "UpdateRaftVoter (its directory id, kraft.version range, default 0-1); repeatable")
         if operation != "upgrade":
             o.add_argument("--unsafe", action="store_true", help="an unsafe (lossy) downgrade instead of a safe one")
         o.add_argument("--dry-run", action="store_true", help="send ValidateOnly: the controller appends nothing")
@@ -63,6 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="the UpdateFeaturesRequest version (default 2, what Kafka 4.x clients send)")
         o.add_argument("--json", action="store_true", help="print JSON")
         o.set_defaults(func=run_update, operation=operation)
+    from kwire.cli.commands.features_lookups import register_lookups
+
+    register_lookups(ops)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
@@ -164,6 +171,20 @@ def requested_levels(args: argparse.Namespace) -> dict[str, int]:
     return updates
 
 
+def _updated_voters(texts: list[str]) -> dict[int, Any]:
+    """``--updated-voter ID:DIRECTORY_ID[:MIN-MAX]``: what a voter sent the leader in UpdateRaftVoter."""
+    from kwire.features.dynamic_voters import parse_kafka_uuid
+
+    voters = {}
+    for text in texts:
+        parts = text.split(":")
+        if len(parts) not in (2, 3) or not parts[0].isdigit():
+            raise ValueError(f"--updated-voter: expected ID:DIRECTORY_ID[:MIN-MAX], got {text!r}")
+        low, _, high = (parts[2] if len(parts) == 3 else "0-1").partition("-")
+        voters[int(parts[0])] = (parse_kafka_uuid(parts[1]), (int(low), int(high or low)))
+    return voters
+
+
 def _upgrade_type(args: argparse.Namespace) -> int:
     from kwire.features.update_features import SAFE_DOWNGRADE, UNSAFE_DOWNGRADE, UPGRADE
 
@@ -182,7 +203,8 @@ def run_update(args: argparse.Namespace) -> int:
         return _fail(str(err))
     try:
         state = _read_state(args.path)
-    except KwireError as err:
+        state.updated_voters = _updated_voters(getattr(args, "updated_voter", []))
+    except (KwireError, ValueError) as err:
         return _fail(str(err))
     if args.dry_run and args.request_version == 0:
         return _fail("--dry-run needs --request-version 1 or 2: ValidateOnly came with version 1")

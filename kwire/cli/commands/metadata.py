@@ -43,6 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     image.add_argument("--json", action="store_true", help="print the whole image as JSON")
     image.set_defaults(func=run_image)
 
+    from kwire.cli.commands.metadata_quorum import register_quorum
+
+    register_quorum(commands)
+
     snap = commands.add_parser(
         "snapshot", help="write the image as a snapshot at a metadata.version",
         description="Write the image as a KRaft snapshot at --metadata-version (default: its own), with the "

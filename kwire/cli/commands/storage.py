@@ -20,7 +20,7 @@ from kwire.features import FeatureError
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME
 
-from . import feature_assignment
+from . import feature_assignment, storage_node
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,11 +46,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--force", action="store_true", help="replace an existing bootstrap.checkpoint")
     f.add_argument("--dry-run", action="store_true", help="show what would be written, write nothing")
     f.add_argument("--json", action="store_true", help="print the result as JSON")
+    storage_node.add_node_arguments(f)
     f.set_defaults(func=run_format)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 def run_format(args: argparse.Namespace) -> int:
+    if storage_node.wants_node_format(args):
+        return storage_node.run_format_node(args)
     timestamp = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
     try:
         levels, snapshot = format_bootstrap(args.metadata_version, dict(args.feature), timestamp=timestamp)
