@@ -103,6 +103,11 @@ class ClusterFeatures:
     quorum_node_ids: tuple[int, ...] = ()
     node_id: int = 0
     local_supported: dict[str, Range] | None = None
+    #: how node_id was found ("" when nothing named a leader or a voter: then 0 stands in for it)
+    node_id_from: str = ""
+    #: whose registration gave local_supported ("controller", or "broker" for a combined node below
+    #: 3.7-IV0, where controllers cannot register)
+    local_supported_from: str = ""
     epoch: int = -1  # the finalized features' epoch: the offset of the last record applied
     # for turning eligible leader replicas on: min.insync.replicas moves from brokers to the cluster
     cluster_min_insync_replicas: str | None = None  # the cluster-level (broker "") value, if set

@@ -41,7 +41,28 @@ def test_describe_json_of_the_3_6_log(capsys):
     assert described["metadataVersion"] == {"level": 14, "name": "3.6-IV2"}
     assert described["finalized"] == {"metadata.version": 14} and described["epoch"] == 18565
     assert described["brokers"] == {"1": {"metadata.version": [1, 14]}} and described["controllers"] == {}
-    assert described["activeControllerSupportsFrom"] == "its registration"
+    # no controller registers below 3.7-IV0: the combined node's broker registration is what it runs
+    assert described["activeControllerSupportsFrom"] == "its broker registration"
+    assert (described["activeController"], described["activeControllerFrom"]) == (1, "the log's leader")
+
+
+def test_describe_names_only_nodes_that_exist(capsys, tmp_path):
+    code, out, _ = run(capsys, "describe", KRAFT_361)
+    assert code == 0 and out.splitlines()[-1] == (
+        "Active controller: 1, from the log's leader (voters: 1; judges with broker 1's registration: no controller "
+        "registered (controllers register from 3.7-IV0), and a combined node's broker registration says what it runs)")
+    code, out, _ = run(capsys, "describe", KRAFT_390)
+    assert out.splitlines()[-1] == ("Active controller: 1, from the log's leader (voters: 1; judges with its "
+                                    "controller registration)")
+    # a bootstrap file, and a snapshot kwire wrote elsewhere: no leader, no voter, no quorum-state
+    snapshot = tmp_path / "written"
+    assert main(["metadata", "snapshot", str(KRAFT_390), "--out", str(snapshot) + "/", "-q"]) == 0
+    for source in (KRAFT_361 / "bootstrap.checkpoint", next(snapshot.iterdir())):
+        code, out, _ = run(capsys, "describe", source)
+        assert code == 0 and "Active controller: 0" not in out
+        assert out.splitlines()[-1].startswith("Active controller: unknown: no leader in the log and no quorum-state")
+        code, out, _ = run(capsys, "describe", source, "--json")
+        assert json.loads(out)["activeController"] is None
 
 
 def test_a_downgrade_across_a_metadata_change_is_refused(capsys):
