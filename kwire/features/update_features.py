@@ -52,6 +52,7 @@ from .java_order import hash_map_order, timeline_hash_order
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
     LATEST_PRODUCTION_LEVEL,
+    LATEST_TESTING_LEVEL,
     MINIMUM_LEVEL,
     metadata_changed_between,
 )
@@ -60,8 +61,6 @@ INVALID_UPDATE_VERSION = 95
 NONE = 0
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 UPGRADE_TYPES = {UPGRADE: "upgrade", SAFE_DOWNGRADE: "safe downgrade", UNSAFE_DOWNGRADE: "unsafe downgrade"}
-#: Kafka 4.2.1's newest level, unstable ones included (its 4.3-IV0), for the message that names it.
-LATEST_TESTING_LEVEL = 30
 FAILED_PREFIX = "The update failed for all features since the following feature had an error: "
 MIN_INSYNC_REPLICAS = "min.insync.replicas"
 BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
