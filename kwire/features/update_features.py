@@ -68,11 +68,14 @@ BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
 Range = tuple[int, int]
 
 
-def kafka_supported_features() -> dict[str, Range]:
-    """What a Kafka 4.2.1 controller supports (``QuorumFeatures.defaultSupportedFeatureMap(false)``)."""
-    supported = {METADATA_VERSION: (MINIMUM_LEVEL, LATEST_PRODUCTION_LEVEL)}
+def kafka_supported_features(unstable: bool = False) -> dict[str, Range]:
+    """What a Kafka 4.2.1 controller supports (``QuorumFeatures.defaultSupportedFeatureMap``), with
+    ``unstable.feature.versions.enable`` when ``unstable``: metadata.version up to ``latestTesting()``
+    (4.3-IV0, level 30), each feature up to its ``latestTesting()``. Only ``PRODUCTION_FEATURES``
+    are in the map either way: no node supports Kafka's test features."""
+    supported = {METADATA_VERSION: (MINIMUM_LEVEL, LATEST_TESTING_LEVEL if unstable else LATEST_PRODUCTION_LEVEL)}
     for name, known in FEATURES.items():
-        low, high = known.supported_range()
+        low, high = known.supported_range(unstable=unstable)
         if high > 0:
             supported[name] = (low, high)
     return supported
@@ -113,6 +116,7 @@ class ClusterFeatures:
     broker_min_insync_replicas: dict[int, str] = field(default_factory=dict)  # broker-level values
     brokers_with_configs: tuple[int, ...] = ()  # every broker with a config, in the order it got its first
     static_min_insync_replicas: int = 1  # the controller's min.insync.replicas property (Kafka's default 1)
+    unstable: bool = False  # the controller runs with unstable.feature.versions.enable (for Kafka 4.2.1's ranges)
 
     def current_level(self, name: str) -> int:
         if name == METADATA_VERSION:
@@ -138,6 +142,8 @@ class Verdict:
     records: list[MetadataRecord]
     refused_feature: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: what the controller would append were the request not ValidateOnly (``records`` otherwise)
+    would_append: list[MetadataRecord] = field(default_factory=list)
 
     @property
     def accepted(self) -> bool:
@@ -174,7 +180,7 @@ class _Judge:
 
     def not_supported(self, name: str, level: int) -> str | None:
         state = self.state
-        local = state.local_supported if state.local_supported is not None else kafka_supported_features()
+        local = state.local_supported if state.local_supported is not None else kafka_supported_features(state.unstable)
         reason = _reason_not_supported(level, f"Local controller {state.node_id}", local.get(name, (0, 0)))
         if reason:
             return reason
@@ -223,7 +229,7 @@ class _Judge:
 
     def metadata_version(self, level: int, unsafe: bool) -> None:
         current = self.state.metadata_version
-        if not MINIMUM_LEVEL <= level <= LATEST_PRODUCTION_LEVEL:  # levels Kafka 4.2.1 has no constant for
+        if not MINIMUM_LEVEL <= level <= LATEST_TESTING_LEVEL:  # MetadataVersion.fromFeatureLevel fails
             raise _Refused(f"Invalid metadata.version {level}. Valid versions are from {MINIMUM_LEVEL} to "
                            f"{LATEST_TESTING_LEVEL}.")
         if level < current and metadata_changed_between(current, level):
@@ -292,9 +298,9 @@ def judge_update_features(state: ClusterFeatures, request: Any, version: int) ->
             response = UpdateFeaturesResponse(error_code=INVALID_UPDATE_VERSION,
                                               error_message=FAILED_PREFIX + refusal.message)
             return Verdict(response, version, [], name, judge.notes)
-    records = [] if request.validate_only else judge.records
-    if records and updates.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) > 0:
-        records = _elr_safety_records(state) + records
+    full = judge.records
+    if full and updates.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) > 0:
+        full = _elr_safety_records(state) + full
         if state.cluster_min_insync_replicas is None:
             judge.notes.append(f"the cluster-level {MIN_INSYNC_REPLICAS} comes from the controller's own property, "
                                f"taken as {state.static_min_insync_replicas}")
@@ -302,7 +308,7 @@ def judge_update_features(state: ClusterFeatures, request: Any, version: int) ->
     if version <= 1:
         response.results.extend(UpdatableFeatureResult(feature=update.feature, error_code=NONE, error_message="NONE")
                                 for update in request.feature_updates)
-    return Verdict(response, version, records, None, judge.notes)
+    return Verdict(response, version, [] if request.validate_only else full, None, judge.notes, full)
 
 
 def _elr_safety_records(state: ClusterFeatures) -> list[MetadataRecord]:

@@ -303,6 +303,23 @@ def test_elr_removes_broker_level_min_insync_replicas_in_timeline_set_order():
     assert [r.message.resource_name for r in verdict.records if r.name == "ConfigRecord"] == ["2", "0", "1", "3"]
 
 
+def test_an_upgrade_to_the_unstable_level_is_judged_by_what_the_nodes_support():
+    # Kafka 4.2.1's updateMetadataVersion only refuses a level MetadataVersion does not have (7..30);
+    # nodes run with unstable.feature.versions.enable support 7-30 (defaultSupportedFeatureMap(true))
+    unstable = kafka_supported_features(unstable=True)
+    assert unstable["metadata.version"] == (7, 30)
+    state = cluster(29, brokers=(1, 2), controllers=(3,), node_id=3, quorum_node_ids=(3,), supported=unstable,
+                    local_supported=unstable)
+    assert appended(judge(state, {"metadata.version": 30})) == [("FeatureLevelRecord", "metadata.version", 30)]
+    state.local_supported = KAFKA_421
+    assert refused(judge(state, {"metadata.version": 30})) == (
+        "Invalid update version 30 for feature metadata.version. Local controller 3 only supports versions 7-29")
+    state.local_supported, state.unstable = None, True
+    assert appended(judge(state, {"metadata.version": 30})) == [("FeatureLevelRecord", "metadata.version", 30)]
+    assert refused(judge(state, {"metadata.version": 31})) == (
+        "Invalid update version 31 for feature metadata.version. Local controller 3 only supports versions 7-30")
+
+
 # ------------------------------------------------------------------------------- real clusters
 
 
