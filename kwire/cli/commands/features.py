@@ -200,6 +200,9 @@ def run_update(args: argparse.Namespace) -> int:
     request = update_request(ordered, upgrade_type=UPGRADE if v0 else upgrade_type,
                              allow_downgrade=v0 and upgrade_type != UPGRADE, validate_only=args.dry_run)
     verdict = judge_update_features(state, request, args.request_version)
+    if not state.node_id_from and f"Local controller {state.node_id} " in (verdict.response.error_message or ""):
+        verdict.notes.append(f"nothing names the active controller (no leader in the log, no quorum-state): "
+                             f"{state.node_id} stands in for its id")
     if args.json:
         print(json.dumps({
             "path": args.path, "operation": args.operation, "accepted": verdict.accepted,
