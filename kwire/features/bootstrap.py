@@ -74,7 +74,8 @@ def _formattable(value: "MetadataVersion | int | str") -> MetadataVersion:
     """The metadata.version Kafka 4.2.1's formatter accepts for ``value``, which knows none below
     3.3-IV3 (Kafka 3.x formatted 3.3-IV0 to 3.3-IV2 too). A level (``--feature metadata.version=5``,
     or kwire's bare ``5``) is refused as ``MetadataVersion.fromFeatureLevel`` refuses it, a name
-    as ``MetadataVersion.fromVersionString`` does (the list: every production level it knows)."""
+    as ``MetadataVersion.fromVersionString`` does (the list: every production level it knows; its
+    message since KAFKA-19544, in 4.2.0 and 4.2.1)."""
     mv = metadata_version(value)
     if mv.level >= MINIMUM_LEVEL:
         return mv
