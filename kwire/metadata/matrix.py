@@ -95,7 +95,8 @@ def _image_row(path: str, until: int | None, release: str | None) -> dict[str, A
         except UnwritableImageError as err:
             cell.update(status="unsupported", losses=[], reason=str(err))
         else:
-            cell["losses"] = [{"loss": loss.what, "kafkaWords": loss.kafka_words} for loss in written.losses]
+            cell["losses"] = [{"loss": loss.what, "kafkaWords": loss.kafka_words, "kafkaKeeps": loss.kafka_keeps}
+                             for loss in written.losses]
             cell["status"] = "lossy" if written.losses else "refused" if refused else "lossless"
         cells.append(cell)
     return {

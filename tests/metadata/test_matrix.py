@@ -132,6 +132,8 @@ def test_a_downgrade_below_a_feature_s_dependency_is_lossy(tmp_path):
            if any(loss["loss"].startswith("eligible.leader.replicas.version level 1") for loss in c["losses"])}
     assert elr == set(range(7, 23))  # a 4.2 writer writes from 3.3-IV3 (7)
     assert {c["status"] for c in row["cells"] if c["level"] in elr} == {"lossy"}
+    assert {(loss["kafkaWords"], loss["kafkaKeeps"]) for c in row["cells"] for loss in c["losses"]
+            if loss["loss"].startswith("eligible.leader.replicas.version")} == {(False, True)}
 
 
 def test_images_with_one_directory_name_are_told_apart(tmp_path, capsys, monkeypatch):
