@@ -171,6 +171,26 @@ def test_loss_feature_flags_below_33_iv0():
     assert losses(image, 23, release="4.2") == []
 
 
+def test_a_level_whose_dependency_fails_is_lowered_to_the_highest_that_holds(monkeypatch):
+    # Kafka 4.2.1's production features have no level between two with different needs, so a
+    # made-up one: level 2 needs 4.0-IV1 (23), level 1 nothing beyond 3.3-IV3
+    from kwire.features.feature_versions import Feature, FeatureLevel
+    from kwire.metadata import writer
+
+    made_up = Feature("made.up.version", (FeatureLevel("made.up.version", 0, 7),
+                                          FeatureLevel("made.up.version", 1, 7),
+                                          FeatureLevel("made.up.version", 2, 23, {"metadata.version": 23})), 2)
+    monkeypatch.setattr(writer, "FEATURES", {**writer.FEATURES, made_up.name: made_up})
+    image = _image(23)
+    image.features.finalized = {"made.up.version": 2}
+    written = write_image(image, 21, release="4.2")
+    assert [loss.what for loss in written.losses] == [
+        "made.up.version level 2 (made.up.version could not be set to 2 because it depends on metadata.version "
+        "level 23): lowered to 1"]
+    assert [(r.message.name, r.message.feature_level) for r in written.records if r.name == "FeatureLevelRecord"] \
+        == [("metadata.version", 21), ("made.up.version", 1)]
+
+
 def test_loss_zk_migration_state_below_34_iv0():
     image = _image()
     image.features.zk_migration_state = 1
