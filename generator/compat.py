@@ -303,6 +303,9 @@ class _Comparison:
                     f"(quorum-state files, tools' output) would not read back")
         if finding.rule == "untagged-field-added":
             return f"{same}, but Kafka's JSON form now expects \"{key}\", which JSON written before lacks"
+        if finding.rule == "field-type-changed":  # string -> bytes where both are compact
+            return (f"v{versions_text(kept)} bytes are the same before and after (a compact string and "
+                    f"compact bytes are spelled alike: a varint length, then the bytes), but {finding.reason}")
         return f"{same}, but Kafka's JSON form changes: {finding.reason}"
 
     def check_flexible(self, scope: Versions) -> None:
@@ -403,7 +406,9 @@ class _Comparison:
         path = prefix + of.name
         both = of.versions.intersect(nf.versions).intersect(scope)
         if type_shape(of.type) != type_shape(nf.type):
-            if not both.empty:
+            if {of.type.name, nf.type.name} == {"string", "bytes"}:
+                self.string_bytes_changed(of, nf, both, path)
+            elif not both.empty:
                 self.add(path, "field-type-changed", [both], of.type, nf.type,
                          f"{self.holders([both])} encode {of.name} as {of.type}; reading those bytes as "
                          f"{nf.type} decodes it and everything after it wrongly")
@@ -421,6 +426,30 @@ class _Comparison:
         self.check_field_flexible(of, nf, both, path)
         if of.struct is not None and nf.struct is not None:
             self.compare_structs(of.struct, nf.struct, both, path + ("[]." if of.type.is_array else "."))
+
+    def string_bytes_changed(self, of: Field, nf: Field, both: Versions, path: str) -> None:
+        """string <-> bytes, judged by the bytes: compact strings and compact bytes are spelled alike
+        (a varint length, then the bytes); otherwise a string's length is an int16, bytes' an int32."""
+        compact: list[Versions] = []
+        rigid: list[Versions] = []
+        for version in range(both.lowest, both.highest + 1) if not both.empty else ():
+            alike = self.old.string_flexible_at(of, version) and self.new.string_flexible_at(nf, version)
+            (compact if alike else rigid).append(Versions(version, version))
+        rigid, compact = merge(rigid), merge(compact)
+        if rigid:
+            width = {"string": "an int16", "bytes": "an int32"}
+            self.add(path, "field-type-changed", rigid, of.type, nf.type,
+                     f"{self.holders(rigid)} give {of.name} {width[of.type.name]} length ({of.type}); a reader "
+                     f"of {nf.type} expects {width[nf.type.name]} length and decodes it and everything after "
+                     f"it wrongly")
+        if compact and of.type.name == "bytes":
+            self.add(path, "field-type-changed", compact, of.type, nf.type,
+                     f"{self.holders(compact)} spell {of.name} as compact bytes, which a string reader takes "
+                     f"as UTF-8 text: a value that is not UTF-8 does not read back as written")
+        elif compact:  # string -> bytes: the layout is the same, so judged_on_the_bytes makes this a note
+            self.add(path, "field-type-changed", compact, of.type, nf.type,
+                     f"Kafka's JSON form writes {of.name} as text before and as base64 after, and the "
+                     f"generated class holds a str before and bytes after")
 
     def check_default(self, of: Field, nf: Field, scope: Versions, path: str) -> None:
         """A default reaches the bytes only through a tagged field (left off the wire at its default);
@@ -635,7 +664,8 @@ def _reads_the_same(old: object, new: object) -> bool:
             return all(entry[0] in new_tags and _reads_the_same(entry, new_tags[entry[0]])
                        for entry in cast(tuple, old[1]))
         return len(old) == len(new) and all(_reads_the_same(a, b) for a, b in zip(old, new))
-    return old == new
+    # any string already written reads as bytes (not the other way: bytes need not be UTF-8)
+    return old == new or (old, new) == ("compact string", "compact bytes")
 
 
 def _describe(kind: tuple[Any, ...]) -> str:

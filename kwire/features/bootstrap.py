@@ -34,7 +34,9 @@ from .feature_versions import FEATURES, KRAFT_VERSION, validate_level
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
     LATEST_PRODUCTION,
-    MINIMUM_BOOTSTRAP_LEVEL,
+    LATEST_TESTING_LEVEL,
+    METADATA_VERSIONS,
+    MINIMUM_LEVEL,
     MetadataVersion,
     from_level,
     metadata_version,
@@ -68,6 +70,22 @@ class BootstrapMetadata:
         return self.feature_levels.get(name, 0)
 
 
+def _formattable(value: "MetadataVersion | int | str") -> MetadataVersion:
+    """The metadata.version Kafka 4.2.1's formatter accepts for ``value``, which knows none below
+    3.3-IV3 (Kafka 3.x formatted 3.3-IV0 to 3.3-IV2 too). A level (``--feature metadata.version=5``,
+    or kwire's bare ``5``) is refused as ``MetadataVersion.fromFeatureLevel`` refuses it, a name
+    as ``MetadataVersion.fromVersionString`` does (the list: every production level it knows; its
+    message since KAFKA-19544, in 4.2.0 and 4.2.1)."""
+    mv = metadata_version(value)
+    if mv.level >= MINIMUM_LEVEL:
+        return mv
+    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
+        raise FeatureError(f"No MetadataVersion with feature level {mv.level}. Valid feature levels are from "
+                           f"{MINIMUM_LEVEL} to {LATEST_TESTING_LEVEL}.")
+    known = ", ".join(v.name for v in METADATA_VERSIONS if MINIMUM_LEVEL <= v.level <= LATEST_PRODUCTION.level)
+    raise FeatureError(f"Unknown {METADATA_VERSION} '{value}'. Supported {METADATA_VERSION} are: {known}")
+
+
 def format_feature_levels(
     release_version: "MetadataVersion | int | str | None" = None,
     features: Mapping[str, int] | None = None,
@@ -82,13 +100,9 @@ def format_feature_levels(
     if METADATA_VERSION in requested:
         if release_version is not None:
             raise FeatureError(f"Use --release-version instead of --feature {METADATA_VERSION}=X to avoid ambiguity.")
-        mv = metadata_version(requested[METADATA_VERSION])
+        mv = _formattable(requested[METADATA_VERSION])
     else:
-        mv = metadata_version(release_version) if release_version is not None else LATEST_PRODUCTION
-    if mv.level < MINIMUM_BOOTSTRAP_LEVEL:
-        raise FeatureError(f"{METADATA_VERSION} {mv} (level {mv.level}) cannot be bootstrapped: "
-                           f"FeatureLevelRecord exists from {from_level(MINIMUM_BOOTSTRAP_LEVEL)} (level "
-                           f"{MINIMUM_BOOTSTRAP_LEVEL}) on")
+        mv = _formattable(release_version) if release_version is not None else LATEST_PRODUCTION
     for name in requested:
         if name != METADATA_VERSION and name not in FEATURES:
             raise FeatureError(f"Unsupported feature: {name}. Supported features are: {', '.join(sorted(FEATURES))}")

@@ -84,10 +84,17 @@ def describe_cluster(state: ClusterFeatures) -> dict[str, Any]:
         "brokers": {str(node): _ranges_json(ranges) for node, ranges in state.brokers.items()},
         "controllers": {str(node): _ranges_json(ranges) for node, ranges in state.controllers.items()},
         "voters": list(state.quorum_node_ids),
-        "activeController": state.node_id,
+        "activeController": state.node_id if state.node_id_from else None,
+        "activeControllerFrom": state.node_id_from or None,
         "activeControllerSupports": _ranges_json(local),
-        "activeControllerSupportsFrom": "its registration" if state.local_supported is not None else "Kafka 4.2.1",
+        "activeControllerSupportsFrom": _supports_from(state),
     }
+
+
+def _supports_from(state: ClusterFeatures) -> str:
+    if state.local_supported is None:
+        return "Kafka 4.2.1"
+    return f"its {state.local_supported_from or 'controller'} registration"
 
 
 def _ranges_json(ranges: dict[str, Range]) -> dict[str, list[int]]:
@@ -103,9 +110,20 @@ def describe_cluster_text(state: ClusterFeatures) -> list[str]:
         for node, ranges in nodes.items():
             listed = ", ".join(f"{name} {supported_text(name, r)}" for name, r in sorted(ranges.items()))
             lines.append(f"{kind} {node} supports: {listed or 'no feature'}")
-    source = "its registration" if state.local_supported is not None else "Kafka 4.2.1's ranges"
     voters = ", ".join(map(str, state.quorum_node_ids)) or "unknown"
-    lines.append(f"Active controller: {state.node_id} (voters: {voters}; judges with {source})")
+    if state.local_supported is None:
+        source = "Kafka 4.2.1's ranges"
+    elif state.local_supported_from == "broker":
+        source = (f"broker {state.node_id}'s registration: no controller registered (controllers register from "
+                  f"3.7-IV0), and a combined node's broker registration says what it runs")
+    else:
+        source = "its controller registration"
+    if state.node_id_from:
+        lines.append(f"Active controller: {state.node_id}, from {state.node_id_from} (voters: {voters}; "
+                     f"judges with {source})")
+    else:
+        lines.append(f"Active controller: unknown: no leader in the log and no quorum-state (voters: {voters}); "
+                     f"judged as a Kafka 4.2.1 controller would, with {source}")
     return lines
 
 

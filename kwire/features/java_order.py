@@ -20,9 +20,10 @@ of the keys, the order they were put in and how the map was built:
   hash code.
 - Kafka's ``BaseHashTable`` under ``TimelineHashMap``: 2 slots to begin with, doubled before an
   insertion would fill more than 3/4; a key's slot is the top bits of ``hashCode *
-  0x9E3779B97F4A7C15`` (Fibonacci hashing); within a slot, insertion order, and a doubling
-  re-inserts slot by slot. Removals are not modelled: the keys are taken as inserted in the order
-  given, none removed since.
+  0x9E3779B97F4A7C15`` (Fibonacci hashing); a slot keeps its keys in insertion order and a
+  doubling re-inserts slot by slot, but ``SnapshottableHashTable``'s iterator hands a slot's keys
+  out from its end, so keys sharing a slot come out newest first. Removals are not modelled: the
+  keys are taken as inserted in the order given, none removed since.
 
 Facts from the JDK 17 sources and Kafka's ``server-common`` (``BaseHashTable``, ``ImmutableMap``);
 checked against the JDK on the machine in the tests.
@@ -154,7 +155,8 @@ def timeline_hash_order(keys: Sequence[int]) -> list[int]:
                     table[_slot(moved, len(table))].append(moved)
         table[_slot(key, len(table))].append(key)
         size += 1
-    return [key for slot in table for key in slot]
+    # CurrentIterator takes ``ready.remove(ready.size() - 1)``: the last key put in a slot first
+    return [key for slot in table for key in reversed(slot)]
 
 
 def sized_hash_map_order(keys: Iterable[T], key_hash: Callable[[T], int] = java_string_hash) -> list[T]:

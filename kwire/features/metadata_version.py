@@ -197,6 +197,8 @@ MINIMUM_BOOTSTRAP_LEVEL = 4
 MINIMUM_LEVEL = 7
 #: Kafka 4.2.1's ``LATEST_PRODUCTION`` (4.2-IV1).
 LATEST_PRODUCTION_LEVEL = 29
+#: Kafka 4.2.1's ``latestTesting()``: its unstable 4.3-IV0, which kwire knows only as this number.
+LATEST_TESTING_LEVEL = 30
 #: ``isLeaderEpochBumpRequiredOnIsrShrink()`` is true below this level (3.6-IV0) only.
 LEADER_EPOCH_BUMP_ON_ISR_SHRINK_DROPPED_LEVEL = 12
 

@@ -53,6 +53,7 @@ from .java_order import hash_map_order, timeline_hash_order
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
     LATEST_PRODUCTION_LEVEL,
+    LATEST_TESTING_LEVEL,
     MINIMUM_LEVEL,
     metadata_changed_between,
 )
@@ -61,8 +62,6 @@ INVALID_UPDATE_VERSION = 95
 NONE = 0
 UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 1, 2, 3
 UPGRADE_TYPES = {UPGRADE: "upgrade", SAFE_DOWNGRADE: "safe downgrade", UNSAFE_DOWNGRADE: "unsafe downgrade"}
-#: Kafka 4.2.1's newest level, unstable ones included (its 4.3-IV0), for the message that names it.
-LATEST_TESTING_LEVEL = 30
 FAILED_PREFIX = "The update failed for all features since the following feature had an error: "
 MIN_INSYNC_REPLICAS = "min.insync.replicas"
 BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
@@ -70,11 +69,14 @@ BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
 Range = tuple[int, int]
 
 
-def kafka_supported_features() -> dict[str, Range]:
-    """What a Kafka 4.2.1 controller supports (``QuorumFeatures.defaultSupportedFeatureMap(false)``)."""
-    supported = {METADATA_VERSION: (MINIMUM_LEVEL, LATEST_PRODUCTION_LEVEL)}
+def kafka_supported_features(unstable: bool = False) -> dict[str, Range]:
+    """What a Kafka 4.2.1 controller supports (``QuorumFeatures.defaultSupportedFeatureMap``), with
+    ``unstable.feature.versions.enable`` when ``unstable``: metadata.version up to ``latestTesting()``
+    (4.3-IV0, level 30), each feature up to its ``latestTesting()``. Only ``PRODUCTION_FEATURES``
+    are in the map either way: no node supports Kafka's test features."""
+    supported = {METADATA_VERSION: (MINIMUM_LEVEL, LATEST_TESTING_LEVEL if unstable else LATEST_PRODUCTION_LEVEL)}
     for name, known in FEATURES.items():
-        low, high = known.supported_range()
+        low, high = known.supported_range(unstable=unstable)
         if high > 0:
             supported[name] = (low, high)
     return supported
@@ -104,6 +106,11 @@ class ClusterFeatures:
     quorum_node_ids: tuple[int, ...] = ()
     node_id: int = 0
     local_supported: dict[str, Range] | None = None
+    #: how node_id was found ("" when nothing named a leader or a voter: then 0 stands in for it)
+    node_id_from: str = ""
+    #: whose registration gave local_supported ("controller", or "broker" for a combined node below
+    #: 3.7-IV0, where controllers cannot register)
+    local_supported_from: str = ""
     epoch: int = -1  # the finalized features' epoch: the offset of the last record applied
     # for turning eligible leader replicas on: min.insync.replicas moves from brokers to the cluster
     cluster_min_insync_replicas: str | None = None  # the cluster-level (broker "") value, if set
@@ -115,6 +122,7 @@ class ClusterFeatures:
     # none: ``updated_voters`` are what voters told the leader through UpdateRaftVoter (kwire.features.kraft_upgrade)
     raft_voters: dict[int, tuple[Any, Range]] | None = None
     updated_voters: dict[int, tuple[Any, Range]] = field(default_factory=dict)
+    unstable: bool = False  # the controller runs with unstable.feature.versions.enable (for Kafka 4.2.1's ranges)
 
     def current_level(self, name: str) -> int:
         if name == METADATA_VERSION:
@@ -140,6 +148,8 @@ class Verdict:
     records: list[MetadataRecord]
     refused_feature: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: what the controller would append were the request not ValidateOnly (``records`` otherwise)
+    would_append: list[MetadataRecord] = field(default_factory=list)
 
     @property
     def accepted(self) -> bool:
@@ -176,7 +186,7 @@ class _Judge:
 
     def not_supported(self, name: str, level: int) -> str | None:
         state = self.state
-        local = state.local_supported if state.local_supported is not None else kafka_supported_features()
+        local = state.local_supported if state.local_supported is not None else kafka_supported_features(state.unstable)
         reason = _reason_not_supported(level, f"Local controller {state.node_id}", local.get(name, (0, 0)))
         if reason:
             return reason
@@ -225,7 +235,7 @@ class _Judge:
 
     def metadata_version(self, level: int, unsafe: bool) -> None:
         current = self.state.metadata_version
-        if not MINIMUM_LEVEL <= level <= LATEST_PRODUCTION_LEVEL:  # levels Kafka 4.2.1 has no constant for
+        if not MINIMUM_LEVEL <= level <= LATEST_TESTING_LEVEL:  # MetadataVersion.fromFeatureLevel fails
             raise _Refused(f"Invalid metadata.version {level}. Valid versions are from {MINIMUM_LEVEL} to "
                            f"{LATEST_TESTING_LEVEL}.")
         if level < current and metadata_changed_between(current, level):
@@ -296,9 +306,9 @@ def judge_update_features(state: ClusterFeatures, request: Any, version: int) ->
             response = UpdateFeaturesResponse(error_code=INVALID_UPDATE_VERSION,
                                               error_message=FAILED_PREFIX + refusal.message)
             return Verdict(response, version, [], name, judge.notes)
-    records = [] if request.validate_only else judge.records
-    if records and updates.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) > 0:
-        records = _elr_safety_records(state) + records
+    full = judge.records
+    if full and updates.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) > 0:
+        full = _elr_safety_records(state) + full
         if state.cluster_min_insync_replicas is None:
             judge.notes.append(f"the cluster-level {MIN_INSYNC_REPLICAS} comes from the controller's own property, "
                                f"taken as {state.static_min_insync_replicas}")
@@ -306,7 +316,7 @@ def judge_update_features(state: ClusterFeatures, request: Any, version: int) ->
     if version <= 1:
         response.results.extend(UpdatableFeatureResult(feature=update.feature, error_code=NONE, error_message="NONE")
                                 for update in request.feature_updates)
-    return Verdict(response, version, records, None, judge.notes)
+    return Verdict(response, version, [] if request.validate_only else full, None, judge.notes, full)
 
 
 def _elr_safety_records(state: ClusterFeatures) -> list[MetadataRecord]:

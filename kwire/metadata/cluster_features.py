@@ -43,19 +43,22 @@ def cluster_features(loaded: LoadedImage) -> ClusterFeatures:
     quorum = image.quorum
     voters = tuple(v.id for v in quorum.voters) if quorum.voters is not None else (
         quorum.leaders[-1].voters if quorum.leaders else ())
-    leader = quorum.leaders[-1].leader_id if quorum.leaders else None
+    leader = quorum.current_leader[0] if quorum.current_leader else None
+    found_by = "the log's leader" if quorum.leaders else "quorum-state" if leader is not None else ""
     state_file = Path(directory) / QUORUM_STATE_FILE_NAME
     if (leader is None or not voters) and state_file.is_file():
         data = read_quorum_state(state_file).data
         if leader is None and data.leader_id >= 0:
-            leader = data.leader_id
+            leader, found_by = data.leader_id, "quorum-state"
         if not voters:
             voters = tuple(v.voter_id for v in data.current_voters or ())
     if leader is None:
-        leader = voters[0] if voters else 0
+        leader, found_by = (voters[0], "the first voter") if voters else (0, "")
     brokers = {i: _ranges(b.supported_features) for i, b in image.cluster.brokers.items()}
     controllers = {i: _ranges(c.supported_features) for i, c in image.cluster.controllers.items()}
-    local = controllers.get(leader) or brokers.get(leader)
+    # below 3.7-IV0 no controller registers; a combined node's broker registration says what it runs
+    local, local_from = (controllers[leader], "controller") if leader in controllers else \
+        (brokers[leader], "broker") if found_by and leader in brokers else (None, "")
     configs = image.configs.resources
     # broker ids with configs, in the order they got their first ("" is the cluster level)
     broker_configs = {int(name): data for (kind, name), data in configs.items()
@@ -69,6 +72,8 @@ def cluster_features(loaded: LoadedImage) -> ClusterFeatures:
         quorum_node_ids=voters,
         node_id=leader,
         local_supported=dict(local) if local else None,
+        node_id_from=found_by,
+        local_supported_from=local_from,
         epoch=image.provenance.last_offset,
         cluster_min_insync_replicas=configs.get((BROKER_RESOURCE, ""), {}).get(MIN_INSYNC_REPLICAS),
         broker_min_insync_replicas={broker: data[MIN_INSYNC_REPLICAS] for broker, data in broker_configs.items()

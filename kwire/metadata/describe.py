@@ -74,6 +74,8 @@ def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int]
                 for v in image.quorum.voters],
             "leaders": [{"epoch": e.epoch, "leaderId": e.leader_id, "offset": e.offset, "voters": list(e.voters),
                          "grantingVoters": list(e.granting_voters)} for e in image.quorum.leaders],
+            "quorumStateLeader": None if image.quorum.state_file_leader is None else {
+                "leaderId": image.quorum.state_file_leader[0], "epoch": image.quorum.state_file_leader[1]},
         },
     }
 
@@ -133,7 +135,14 @@ def summary_lines(image: MetadataImage, *, metadata_version_name: Callable[[int]
         f"delegation tokens: {len(image.delegation_tokens)}",
         f"quorum: kraft.version {image.quorum.kraft_version}, "
         + (f"{len(image.quorum.voters)} voters" if image.quorum.voters is not None else "static voters")
-        + (f", leader {image.quorum.leaders[-1].leader_id} in epoch {image.quorum.leaders[-1].epoch}"
-           if image.quorum.leaders else ""),
+        + _leader_text(image),
     ]
     return lines
+
+
+def _leader_text(image: MetadataImage) -> str:
+    leader = image.quorum.current_leader
+    if leader is None:
+        return ""
+    source = " (quorum-state)" if image.quorum.state_file_leader is not None else ""
+    return f", leader {leader[0]} in epoch {leader[1]}{source}"

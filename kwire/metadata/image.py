@@ -248,6 +248,16 @@ class QuorumImage:
     kraft_version: int = 0
     voters: tuple[Voter, ...] | None = None  # None: static quorum (controller.quorum.voters)
     leaders: list[LeaderEpoch] = field(default_factory=list)
+    #: the directory's ``quorum-state`` (leader id, epoch) when it names a newer epoch than any
+    #: LeaderChangeMessage replayed (the log that held it was cleaned); only for the image of now
+    state_file_leader: tuple[int, int] | None = None
+
+    @property
+    def current_leader(self) -> tuple[int, int] | None:
+        """(leader id, epoch) of the newest epoch known, from the log or ``quorum-state``."""
+        if self.state_file_leader is not None:
+            return self.state_file_leader
+        return (self.leaders[-1].leader_id, self.leaders[-1].epoch) if self.leaders else None
 
 
 # ------------------------------------------------------------------------------------- image

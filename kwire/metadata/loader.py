@@ -9,7 +9,10 @@ Metadata transactions (KIP-868: BeginTransactionRecord ... EndTransactionRecord)
 when they end; an AbortTransactionRecord drops what the transaction held, and a transaction still
 open at the end stays unapplied (``LoadedImage.open_transaction`` says where it began). Control
 records feed the quorum part: LeaderChangeMessage (leader per epoch), KRaftVersionRecord and
-VotersRecord (in the log or in a snapshot's header batch).
+VotersRecord (in the log or in a snapshot's header batch). The quorum part does not depend on where
+replay starts: starting from a snapshot, the control records of the log before it (what is left
+of it) are read too, and for the image of now a ``quorum-state`` naming a newer leader epoch than
+the log's (its LeaderChangeMessage cleaned away) is taken as the current leader.
 """
 from __future__ import annotations
 
@@ -108,8 +111,10 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
     start = 0
     if candidates:
         snapshot_id, snapshot_path = candidates[-1]
-        loader.snapshot(snapshot_path)
         start = snapshot_id.end_offset
+        # the leaders of the epochs before the snapshot, as a replay from the log's start meets them
+        loader.control_records([s for s in directory.segments if _base_offset(s) < start], below=start)
+        loader.snapshot(snapshot_path)
     first = _base_offset(directory.segments[0]) if directory.segments else start
     if first > start and (until is None or until > start):
         held = f"the snapshot holds offsets below {start}" if candidates else "no snapshot holds the offsets before it"
@@ -118,7 +123,22 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
     segments = [s for i, s in enumerate(directory.segments)
                 if i + 1 == len(directory.segments) or _base_offset(directory.segments[i + 1]) > start]
     loader.log(segments, start=start)
+    if until is None and directory.quorum_state:
+        _newer_leader_from_quorum_state(loader.result.image, directory)
     return loader.finish()
+
+
+def _newer_leader_from_quorum_state(image: MetadataImage, directory: MetadataLogDirectory) -> None:
+    try:
+        state = directory.read_quorum_state()
+    except (KwireError, OSError, ValueError):
+        return  # the log alone tells the story; quorum-state is read for what the log lost
+    if state is None:
+        return
+    data = state.data
+    known = image.quorum.leaders[-1].epoch if image.quorum.leaders else -1
+    if data.leader_id >= 0 and data.leader_epoch > known:
+        image.quorum.state_file_leader = (data.leader_id, data.leader_epoch)
 
 
 def _base_offset(segment: Path) -> int:
@@ -165,6 +185,17 @@ class _Loader:
                 if until is not None and batch.base_offset >= until:
                     return
                 self._batch(segment, batch, start=start, until=until)
+
+    def control_records(self, segments: Iterable[Path], below: int) -> None:
+        """Only the quorum's control records of ``segments`` below offset ``below``."""
+        for segment in segments:
+            for batch in read_metadata_log(segment):
+                if batch.base_offset >= below:
+                    return
+                if batch.is_control:
+                    for entry in batch.entries:
+                        if entry.offset < below and isinstance(entry.record, ControlRecord):
+                            self._control(entry.record, batch, entry.offset)
 
     # ---------------------------------------------------------------------------- batches
 

@@ -45,6 +45,24 @@ def label_of(path: str | os.PathLike) -> str:
     return p.name
 
 
+def unique_labels(paths: Iterable[str | os.PathLike]) -> list[str]:
+    """A label per path that tells it from the others: the shortest run of its last parts (its
+    ``__cluster_metadata-0`` left out, as :func:`label_of` does) that no other path ends with,
+    so ``a/kafka-data`` and ``b/kafka-data`` stay apart. The same path twice gets one label."""
+    parts = []
+    for path in paths:
+        p = Path(path)
+        parts.append((p.parent if p.name == METADATA_DIRECTORY else p).parts)
+    labels = []
+    for own in parts:
+        others = {other for other in parts if other != own}
+        size = 1
+        while size < len(own) and any(other[-size:] == own[-size:] for other in others):
+            size += 1
+        labels.append(str(Path(*own[-size:])) if own else ".")
+    return labels
+
+
 def image_row(path: str, until: int | None = None, release: str | None = None) -> dict[str, Any]:
     """One image's row: its level and, for every known lower level, the cell. An image that cannot
     be read or written gives a row with its ``error`` and no cells, so the others still count."""
@@ -77,7 +95,8 @@ def _image_row(path: str, until: int | None, release: str | None) -> dict[str, A
         except UnwritableImageError as err:
             cell.update(status="unsupported", losses=[], reason=str(err))
         else:
-            cell["losses"] = [{"loss": loss.what, "kafkaWords": loss.kafka_words} for loss in written.losses]
+            cell["losses"] = [{"loss": loss.what, "kafkaWords": loss.kafka_words, "kafkaKeeps": loss.kafka_keeps}
+                             for loss in written.losses]
             cell["status"] = "lossy" if written.losses else "refused" if refused else "lossless"
         cells.append(cell)
     return {
@@ -109,6 +128,8 @@ def downgrade_matrix(paths: Iterable[str | os.PathLike], *, until: int | None = 
         return image_row(path, until, release)
 
     rows = list(map_rows(row, listed) if map_rows else map(row, listed))
+    for found, label in zip(rows, unique_labels(listed)):
+        found["label"] = label
     return report_of(rows)
 
 

@@ -29,6 +29,11 @@ but for the last one). Where they differ:
 - configs the release does not define: kept by 3.x and 4.0 to 4.2.0; skipped on replay by 4.2.1
   (KAFKA-19851, :mod:`kwire.metadata.supported_configs`), so a 4.2 writer leaves them out.
 
+A feature level the written metadata.version cannot carry by Kafka 4.2.1's feature table (its
+dependencies: eligible.leader.replicas.version 1 needs 4.0-IV1, any level above 0 needs 3.3-IV3)
+is written lowered to the highest level whose dependencies hold, or left out, and reported as a
+loss (``kafka_keeps=True``: Kafka's writer keeps the level without a word).
+
 Where Kafka drops something without a word (eligible leader replicas it does not write; the ZK
 migration state in 4.x; configs 4.2.1 skips), kwire still reports it, marked ``kafka_words=False``.
 A broker's isMigratingZkBroker flag is written from 3.4-IV0 and otherwise lost in Kafka's words by
@@ -43,6 +48,7 @@ from typing import Any
 from kwire.wire.errors import KwireError
 from kwire.features import (
     ELIGIBLE_LEADER_REPLICAS_VERSION,
+    FEATURES,
     KRAFT_VERSION,
     MINIMUM_BOOTSTRAP_LEVEL,
     MINIMUM_KRAFT_LEVEL,
@@ -52,6 +58,7 @@ from kwire.features import (
     kafka_release,
     metadata_version,
     release_for,
+    validate_level,
 )
 from kwire.generated import MESSAGES
 from kwire.logs.metadata_log import MetadataRecord
@@ -79,6 +86,7 @@ class Loss:
 
     what: str  # Kafka's words, as its loss handler receives them
     kafka_words: bool = True  # False: Kafka drops it silently; the words are kwire's
+    kafka_keeps: bool = False  # True: Kafka writes it unchanged though the level cannot carry it
 
     def sentence(self, metadata_version: MetadataVersion) -> str:
         """Kafka's UnwritableMetadataException message for this loss."""
@@ -163,8 +171,8 @@ class _Options:
     elr_enabled: bool = False  # isEligibleLeaderReplicasEnabled: the image's eligible.leader.replicas.version >= 1
     losses: list[Loss] = field(default_factory=list)
 
-    def handle_loss(self, what: str, kafka_words: bool = True) -> None:
-        loss = Loss(what, kafka_words)
+    def handle_loss(self, what: str, kafka_words: bool = True, kafka_keeps: bool = False) -> None:
+        loss = Loss(what, kafka_words, kafka_keeps)
         if loss not in self.losses:  # Kafka reports once per broker or partition; once is enough
             self.losses.append(loss)
 
@@ -219,6 +227,7 @@ def _features(image: MetadataImage, options: _Options) -> Written:
         if finalized:
             options.handle_loss("feature flag(s): " + ", ".join(sorted(finalized)))
     else:
+        _lower_to_dependencies(finalized, options)
         # metadata.version first, at version 0, so any reader learns the level before the rest
         out.append((_record("FeatureLevelRecord", name=METADATA_VERSION, feature_level=options.mv.level), 0))
         for name in order.sized_copy_order(finalized, order.string_hash):
@@ -231,6 +240,36 @@ def _features(image: MetadataImage, options: _Options) -> Written:
         options.handle_loss(f"the ZK Migration state which was {ZK_MIGRATION_STATES[state]}",
                             kafka_words=not options.release.is_4x)
     return out
+
+
+def _lower_to_dependencies(finalized: dict[str, int], options: _Options) -> None:
+    """Lower (or drop) each feature whose level depends on more than the written level gives it.
+
+    Kafka's feature table says what each level needs (4.2.1's ``Feature`` dependencies:
+    eligible.leader.replicas.version 1 needs metadata.version 4.0-IV1); its image writer does not
+    look and writes the level anyway. kwire writes the highest level whose dependencies hold and
+    reports the change as a loss, so it is refused without --unsafe."""
+    changed = True
+    while changed:  # a lowered feature may be another's dependency
+        changed = False
+        for name in sorted(finalized):
+            known = FEATURES.get(name)
+            level = finalized[name]
+            if known is None or level <= 0:
+                continue
+            levels = {METADATA_VERSION: options.mv.level, **finalized}
+            why = validate_level(known.level(level, unstable=True), levels)
+            if why is None:
+                continue
+            kept = next((candidate.level for candidate in reversed(known.levels)
+                         if candidate.level < level and validate_level(candidate, levels) is None), 0)
+            fate = f"lowered to {kept}" if kept else "dropped (level 0)"
+            options.handle_loss(f"{name} level {level} ({why}): {fate}", kafka_words=False, kafka_keeps=True)
+            if kept:
+                finalized[name] = kept
+            else:
+                del finalized[name]
+            changed = True
 
 
 # ----------------------------------------------------------------------------------- cluster

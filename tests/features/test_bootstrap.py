@@ -96,15 +96,12 @@ def test_features_named_on_the_command_line_replace_defaults_and_level_0_writes_
 @pytest.mark.parametrize("release, features, message", [
     ("3.9", {"eligible.leader.replicas.version": 1},
      "eligible.leader.replicas.version could not be set to 1 because it depends on metadata.version level 23"),
-    ("3.3-IV2", {"group.version": 1},
-     "group.version could not be set to 1 because it depends on metadata.version=7 (3.3-IV3)"),
     ("4.2", {"nonexistent.feature": 1},
      "Unsupported feature: nonexistent.feature. Supported features are: eligible.leader.replicas.version, "
      "group.version, kraft.version, share.version, streams.version, transaction.version"),
     ("4.2", {"group.version": 2}, "No feature:group.version with feature level 2"),
     ("4.2", {"metadata.version": 29}, "Use --release-version instead of --feature metadata.version=X to avoid "
                                       "ambiguity."),
-    ("3.2", {}, "metadata.version 3.2-IV0 (level 3) cannot be bootstrapped"),
     ("4.2", {"kraft.version": 1}, "Cannot set kraft.version to 1 unless controller.quorum.voters is empty"),
     ("4.3", {}, "unknown metadata.version '4.3'"),
 ])
@@ -112,6 +109,26 @@ def test_refusals(release, features, message):
     with pytest.raises(FeatureError) as caught:
         format_feature_levels(release, features)
     assert str(caught.value).startswith(message)
+
+
+# Kafka 4.2.1's MetadataVersion knows no level below 3.3-IV3 (7) and 4.3-IV0 (30) only as unstable:
+# fromVersionString lists MINIMUM_VERSION..latestProduction(), fromFeatureLevel MINIMUM_VERSION..latestTesting()
+KAFKA_421_PRODUCTION = ("3.3-IV3, 3.4-IV0, 3.5-IV0, 3.5-IV1, 3.5-IV2, 3.6-IV0, 3.6-IV1, 3.6-IV2, 3.7-IV0, 3.7-IV1, "
+                        "3.7-IV2, 3.7-IV3, 3.7-IV4, 3.8-IV0, 3.9-IV0, 4.0-IV0, 4.0-IV1, 4.0-IV2, 4.0-IV3, 4.1-IV0, "
+                        "4.1-IV1, 4.2-IV0, 4.2-IV1")
+
+
+@pytest.mark.parametrize("release, features, message", [
+    *[(name, {}, f"Unknown metadata.version '{name}'. Supported metadata.version are: {KAFKA_421_PRODUCTION}")
+      for name in ("3.3-IV0", "3.3-IV1", "3.3-IV2", "3.2", "3.0-IV1")],
+    (None, {"metadata.version": 5}, "No MetadataVersion with feature level 5. Valid feature levels are from 7 to 30."),
+    ("4", None, "No MetadataVersion with feature level 4. Valid feature levels are from 7 to 30."),
+])
+def test_kafka_4_formats_no_level_below_3_3_iv3(release, features, message):
+    with pytest.raises(FeatureError) as caught:
+        format_feature_levels(release, features)
+    assert str(caught.value) == message
+    assert format_feature_levels("3.3")["metadata.version"] == 7  # 3.3 is 3.3-IV3 to Kafka 4.x
 
 
 @pytest.mark.parametrize("root, name, level", REAL)

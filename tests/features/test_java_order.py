@@ -2,7 +2,8 @@
 
 The JDK on the machine (Java 17, which Spark needs anyway) builds the same maps the way Kafka's
 image classes and controller build them and prints their order; nothing here is compared with
-kwire's own output. Kafka's TimelineHashMap order is worked out by hand from ``BaseHashTable``.
+kwire's own output. Kafka's TimelineHashMap orders are the ones Kafka's own ``org.apache.kafka.timeline``
+classes printed (see ``test_timeline_hash_map_order``).
 """
 from __future__ import annotations
 
@@ -112,8 +113,33 @@ def test_hash_map_orders_as_the_jvm_printed_them():
     assert [order.java_string_hash(s) for s in ("metadata.version", "é", "\U0001F600")] == [1098778905, 233, 1772899]
 
 
+# Printed by Kafka's own timeline package (BaseHashTable, SnapshottableHashTable, TimelineHashMap,
+# SnapshotRegistry of apache/kafka trunk 2024-10-25, whose SnapshottableHashTable.CurrentIterator is
+# the one Kafka 4.2.1 ships), compiled with javac on OpenJDK 17: new TimelineHashMap<Integer, ...>(registry, 0),
+# put() of each id in turn, keySet() in iteration order. Kafka's code is not part of kwire; only its output is.
+TIMELINE_ORDERS_FROM_KAFKA = [
+    ([0, 1, 2, 3], [2, 0, 1, 3]),
+    ([0, 1, 2, 3, 4, 5], [5, 0, 2, 4, 1, 3]),
+    ([3, 2, 1], [2, 1, 3]),
+    ([1, 2], [2, 1]),
+    ([1, 2, 3, 4], [2, 4, 1, 3]),
+    (list(range(10)), [5, 0, 2, 7, 4, 9, 1, 6, 3, 8]),
+    ([1000, 1001, 1002], [1000, 1002, 1001]),
+    ([5, 3, 9, 1, 7], [5, 7, 1, 9, 3]),
+    ([574, 993, 96], [96, 993, 574]),
+    ([2511, 1831, 754, 2875, 493, 2668], [1831, 493, 2875, 2668, 754, 2511]),
+    ([1415, 326, 949, 1102, 203, 1308, 2462, 733, 2260], [733, 1102, 1308, 203, 326, 2462, 949, 1415, 2260]),
+    ([2806, 1761, 2900, 198, 2363, 87, 2414, 1081, 1272, 1726, 778, 739, 456],
+     [1081, 1272, 2806, 2900, 198, 1761, 2363, 739, 1726, 87, 456, 778, 2414]),
+    ([2387, 2174, 2985, 2319, 250, 2860, 1337, 2508, 1371, 1058, 755, 1610, 1279, 2665, 2110, 582, 1144, 1108,
+      2734, 2833],
+     [1144, 2110, 2665, 1610, 2508, 2319, 2387, 1337, 1371, 1279, 250, 755, 2860, 2174, 2734, 582, 1108, 2985,
+      2833, 1058]),
+]
+
+
 def test_timeline_hash_map_order():
-    # BaseHashTable: six ids grow the table from 2 to 8 slots; Fibonacci hashing puts ids 0..5 in
-    # slots 0, 4, 1, 6, 3, 0
-    assert order.timeline_hash_order([0, 1, 2, 3, 4, 5]) == [0, 5, 2, 4, 1, 3]
-    assert order.timeline_hash_order([1, 2]) == [2, 1]  # two slots: 1 -> slot 1, 2 -> slot 0
+    # BaseHashTable grows from 2 slots; keys sharing a slot come out newest first (ids 0 and 5 share
+    # slot 0 of 8, so 5 comes before 0)
+    for inserted, kafka_order in TIMELINE_ORDERS_FROM_KAFKA:
+        assert order.timeline_hash_order(inserted) == kafka_order, inserted

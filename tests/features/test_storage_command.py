@@ -48,3 +48,12 @@ def test_quiet_works_after_a_nested_sub_command(tmp_path, capsys):
     assert capsys.readouterr().out == ""
     assert main(["features", "describe", str(tmp_path / "bootstrap.checkpoint"), "--quiet"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_levels_kafka_4_cannot_format_are_refused(tmp_path, capsys):
+    for args in (["--metadata-version", "3.3-IV0"], ["--feature", "metadata.version=5"]):
+        assert main(["storage", "format", *args, "--out", str(tmp_path)]) == 1
+        err = capsys.readouterr().err
+        assert "Unknown metadata.version '3.3-IV0'. Supported metadata.version are: 3.3-IV3, " in err or \
+            "No MetadataVersion with feature level 5. Valid feature levels are from 7 to 30." in err
+        assert not (tmp_path / "bootstrap.checkpoint").exists()

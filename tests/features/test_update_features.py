@@ -282,6 +282,44 @@ def test_the_first_broker_lacking_a_level_in_timeline_order_is_the_one_reported(
     assert refused(judge(state, {"metadata.version": 22})).endswith("Broker 2 only supports versions 1-21")
 
 
+def test_of_several_nodes_lacking_a_level_kafka_names_the_one_its_timeline_map_yields_first():
+    # Kafka's TimelineHashMap (compiled and run: tests/features/test_java_order.py) yields ids 0..3
+    # put in order as 2, 0, 1, 3: ids 0 and 2 share a slot and the newer comes out first
+    lacking = {"metadata.version": (7, 21)}
+    state = cluster(21, brokers=(0, 1, 2, 3))
+    state.brokers[0] = state.brokers[2] = dict(lacking)
+    assert refused(judge(state, {"metadata.version": 22})) == (
+        "Invalid update version 22 for feature metadata.version. Broker 2 only supports versions 7-21")
+    state = cluster(21, controllers=(0, 1, 2, 3), node_id=1, quorum_node_ids=(0, 1, 2, 3))
+    state.controllers[0] = state.controllers[2] = dict(lacking)
+    assert refused(judge(state, {"metadata.version": 22})) == (
+        "Invalid update version 22 for feature metadata.version. Controller 2 only supports versions 7-21")
+
+
+def test_elr_removes_broker_level_min_insync_replicas_in_timeline_set_order():
+    state = cluster(26, brokers=(0, 1, 2, 3), broker_min_insync_replicas={0: "2", 1: "2", 2: "2", 3: "2"},
+                    brokers_with_configs=(0, 1, 2, 3), cluster_min_insync_replicas="2")
+    verdict = judge(state, {"eligible.leader.replicas.version": 1})
+    assert [r.message.resource_name for r in verdict.records if r.name == "ConfigRecord"] == ["2", "0", "1", "3"]
+
+
+def test_an_upgrade_to_the_unstable_level_is_judged_by_what_the_nodes_support():
+    # Kafka 4.2.1's updateMetadataVersion only refuses a level MetadataVersion does not have (7..30);
+    # nodes run with unstable.feature.versions.enable support 7-30 (defaultSupportedFeatureMap(true))
+    unstable = kafka_supported_features(unstable=True)
+    assert unstable["metadata.version"] == (7, 30)
+    state = cluster(29, brokers=(1, 2), controllers=(3,), node_id=3, quorum_node_ids=(3,), supported=unstable,
+                    local_supported=unstable)
+    assert appended(judge(state, {"metadata.version": 30})) == [("FeatureLevelRecord", "metadata.version", 30)]
+    state.local_supported = KAFKA_421
+    assert refused(judge(state, {"metadata.version": 30})) == (
+        "Invalid update version 30 for feature metadata.version. Local controller 3 only supports versions 7-29")
+    state.local_supported, state.unstable = None, True
+    assert appended(judge(state, {"metadata.version": 30})) == [("FeatureLevelRecord", "metadata.version", 30)]
+    assert refused(judge(state, {"metadata.version": 31})) == (
+        "Invalid update version 31 for feature metadata.version. Local controller 3 only supports versions 7-30")
+
+
 # ------------------------------------------------------------------------------- real clusters
 
 

@@ -225,10 +225,36 @@ def test_two_fields_merged_into_one_are_not_taken_for_a_rename():
 
 
 def test_rename_plus_type_change_is_a_removal_plus_an_addition():
-    new = changed(fields=[field("Id"), field("Title", "bytes"), field("Count", "int64")])
+    new = changed(fields=[field("Id"), field("Title", "int16"), field("Count", "int64")])
     findings = wire(BASE, new)
     assert found(findings) == {("field-removed", "Name"), ("untagged-field-added", "Title")}
     assert "Title was added at the same versions" in only(findings, "field-removed").reason
+    # to bytes, in flexible versions: not a byte changes, so only the names count (json level)
+    new = changed(fields=[field("Id"), field("Title", "bytes"), field("Count", "int64")])
+    assert wire(BASE, new) == []
+    assert found(check(BASE, new)) == {("field-removed", "Name"), ("untagged-field-added", "Title")}
+
+
+def test_string_to_bytes_is_judged_by_the_bytes():
+    # flexible versions: a compact string and compact bytes are both a varint length and the bytes
+    new = changed(fields=[field("Id"), field("Name", "bytes"), field("Count", "int64")])
+    assert wire(BASE, new) == []
+    note = only(check(BASE, new), "field-type-changed")
+    assert (note.level, note.versions) == ("json", "0-3")
+    assert "compact string and compact bytes are spelled alike" in note.reason
+    assert "base64" in note.reason and "str before and bytes after" in note.reason
+    # non-flexible versions: a string's length is an int16, bytes' an int32: that breaks
+    old = changed(flexibleVersions="2+")
+    new = changed(flexibleVersions="2+", fields=[field("Id"), field("Name", "bytes"), field("Count", "int64")])
+    findings = check(old, new)
+    broken = [f for f in findings if f.level == "wire"]
+    assert [(f.rule, f.versions) for f in broken] == [("field-type-changed", "0-1")]
+    assert "an int16 length" in broken[0].reason and "an int32 length" in broken[0].reason
+    assert [(f.rule, f.level, f.versions) for f in findings if f.level != "wire"] == [
+        ("field-type-changed", "json", "2-3")]
+    # bytes -> string: spelled alike when compact, but bytes already written need not be UTF-8
+    back = {f.versions: f.reason for f in wire(new, old)}
+    assert sorted(back) == ["0-1", "2-3"] and "not UTF-8" in back["2-3"] and "an int32 length" in back["0-1"]
 
 
 def test_renamed_field_is_still_compared_inside():

@@ -7,6 +7,7 @@ from collections import Counter
 from kwire.cli.main import main as kwire_main
 from kwire.logs.metadata_log import read_snapshot
 from kwire.metadata.loader import load_image
+from tests.metadata.appended import at_42_with_elr
 from tests.paths import KRAFT_361, KRAFT_390
 
 SNAPSHOT_361 = KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint"
@@ -78,3 +79,60 @@ def test_bad_levels_and_releases_are_exit_2(tmp_path, capsys):
     assert "Kafka 3.6 cannot write metadata.version 3.9-IV0" in capsys.readouterr().err
     assert kwire_main(["metadata", "snapshot", str(KRAFT_390)]) == 2
     assert "--out FILE is required" in capsys.readouterr().err
+
+
+def test_a_downgrade_keeping_a_level_the_target_cannot_carry_is_refused(tmp_path, capsys):
+    # Kafka 4.2.1's feature table: eligible.leader.replicas.version 1 depends on metadata.version 4.0-IV1
+    # (level 23); at 3.9-IV0 it cannot be kept (Feature.validateVersion's words)
+    data = at_42_with_elr(KRAFT_390, tmp_path / "data")
+    out = tmp_path / "snap.checkpoint"
+    assert kwire_main(["metadata", "snapshot", str(data), "--metadata-version", "3.9-IV0", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert ("eligible.leader.replicas.version level 1 (eligible.leader.replicas.version could not be set to 1 "
+            "because it depends on metadata.version level 23): dropped (level 0)") in err
+    assert "refused" in err and not out.exists()
+    assert kwire_main(["metadata", "snapshot", str(data), "--metadata-version", "3.9-IV0", "--unsafe",
+                       "--out", str(out), "--json"]) == 0
+    outcome = json.loads(capsys.readouterr().out)
+    assert [(loss["kafkaWords"], loss["kafkaKeeps"]) for loss in outcome["losses"]
+            if loss["loss"].startswith("eligible.leader.replicas.version")] == [(False, True)]
+    image = load_image(out).image
+    assert image.features.metadata_version == 21
+    assert "eligible.leader.replicas.version" not in image.features.finalized
+    # at 4.0-IV1 the level is kept
+    assert kwire_main(["metadata", "snapshot", str(data), "--metadata-version", "4.0-IV1", "--dry-run",
+                       "--json"]) == 0
+    assert not [loss for loss in json.loads(capsys.readouterr().out)["losses"]
+                if loss["loss"].startswith("eligible.leader.replicas.version")]
+
+
+def _quorum_line(capsys) -> str:
+    return next(line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("quorum:"))
+
+
+def test_the_quorum_is_the_same_from_the_snapshot_and_from_the_log(capsys):
+    # offsets below 7111: the 3.6.1 node's log has one LeaderChangeMessage there (epoch 1, offset 0),
+    # which the snapshot 7111-1 does not carry; the quorum must not depend on where replay starts
+    for args in ([], ["--from-log"]):
+        assert kwire_main(["metadata", "image", str(KRAFT_361), "--until", "7111", *args]) == 0
+        assert _quorum_line(capsys) == "quorum: kraft.version 0, static voters, leader 1 in epoch 1"
+    bodies = []
+    for args in ([], ["--from-log"]):
+        assert kwire_main(["metadata", "image", str(KRAFT_361), "--until", "7111", "--json", *args]) == 0
+        bodies.append(json.loads(capsys.readouterr().out)["quorum"])
+    assert bodies[0] == bodies[1]
+
+
+def test_quorum_state_tells_the_leader_the_cleaned_log_no_longer_has(tmp_path, capsys):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(KRAFT_361, data)
+    for segment in (data / "__cluster_metadata-0").glob("*.log"):
+        segment.unlink()  # only the snapshot is left, as after Kafka cleaned the log
+    assert kwire_main(["metadata", "image", str(data)]) == 0
+    # quorum-state: {"leaderId":1,"leaderEpoch":5,...,"currentVoters":[{"voterId":1}]}
+    assert _quorum_line(capsys) == "quorum: kraft.version 0, static voters, leader 1 in epoch 5 (quorum-state)"
+    # a past offset is not what quorum-state describes
+    assert kwire_main(["metadata", "image", str(data), "--until", "7111"]) == 0
+    assert _quorum_line(capsys) == "quorum: kraft.version 0, static voters"

@@ -19,6 +19,7 @@ import pytest
 
 from kwire.cli.main import main as kwire_main
 from kwire.metadata.matrix import downgrade_matrix, format_matrix
+from tests.metadata.appended import at_42_with_elr
 from tests.paths import KRAFT_361, KRAFT_390
 
 SNAPSHOT_361 = KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint"
@@ -120,3 +121,38 @@ def test_the_controllers_knowledge_comes_from_the_image():
     ranges = {"metadata.version": (1, 21), "kraft.version": (0, 1)}  # RegisterBroker/ControllerRecord's features
     assert (state.metadata_version, state.brokers, state.controllers) == (21, {1: ranges}, {1: ranges})
     assert (state.quorum_node_ids, state.node_id, state.local_supported, state.epoch) == ((1,), 1, ranges, 9800)
+
+
+def test_a_downgrade_below_a_feature_s_dependency_is_lossy(tmp_path):
+    # eligible.leader.replicas.version 1 depends on metadata.version 4.0-IV1 (23) in Kafka 4.2.1's feature table
+    data = at_42_with_elr(KRAFT_390, tmp_path / "data")
+    row = downgrade_matrix([data])["images"][0]
+    assert row["metadataVersion"]["name"] == "4.2-IV1"
+    elr = {c["level"] for c in row["cells"]
+           if any(loss["loss"].startswith("eligible.leader.replicas.version level 1") for loss in c["losses"])}
+    assert elr == set(range(7, 23))  # a 4.2 writer writes from 3.3-IV3 (7)
+    assert {c["status"] for c in row["cells"] if c["level"] in elr} == {"lossy"}
+    assert {(loss["kafkaWords"], loss["kafkaKeeps"]) for c in row["cells"] for loss in c["losses"]
+            if loss["loss"].startswith("eligible.leader.replicas.version")} == {(False, True)}
+
+
+def test_images_with_one_directory_name_are_told_apart(tmp_path, capsys, monkeypatch):
+    import shutil
+
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    first, second = tmp_path / "a" / "kafka-data", tmp_path / "b" / "kafka-data"
+    shutil.copytree(KRAFT_390, first)
+    shutil.copytree(KRAFT_361, second)
+    shown = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (shown.extend(
+        t.get_text().split("\n")[0] for t in fig.axes[0].get_yticklabels()), close(fig)))
+    assert kwire_main(["metadata", "downgrade-matrix", str(first), str(second / "__cluster_metadata-0"),
+                       "--json", str(tmp_path / "m.json"), "--picture", str(tmp_path / "m.png")]) == 0
+    text = capsys.readouterr().out
+    assert "a/kafka-data: metadata.version 3.9-IV0" in text and "b/kafka-data: metadata.version 3.6-IV2" in text
+    report = json.loads((tmp_path / "m.json").read_text())
+    assert [row["label"] for row in report["images"]] == ["a/kafka-data", "b/kafka-data"]
+    assert shown == ["a/kafka-data", "b/kafka-data"]

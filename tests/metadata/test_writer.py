@@ -160,7 +160,35 @@ def test_loss_feature_flags_below_33_iv0():
     image = _image()
     image.features.finalized = {"group.version": 1, "eligible.leader.replicas.version": 1}
     assert losses(image, 3) == ["feature flag(s): eligible.leader.replicas.version, group.version"]
-    assert losses(image, 4) == []
+    # from 3.3-IV0 the records exist, but Kafka 4.2.1's Feature.validateVersion wants 3.3-IV3 for any
+    # level above 0 (and ELR 1 wants 4.0-IV1): kept by Kafka's writer, dropped (and said) by kwire
+    assert losses(image, 4) == [
+        f"{name} level 1 ({name} could not be set to 1 because it depends on metadata.version=7 (3.3-IV3)): "
+        "dropped (level 0)" for name in ("eligible.leader.replicas.version", "group.version")]
+    assert losses(image, 7) == [
+        "eligible.leader.replicas.version level 1 (eligible.leader.replicas.version could not be set to 1 because "
+        "it depends on metadata.version level 23): dropped (level 0)"]
+    assert losses(image, 23, release="4.2") == []
+
+
+def test_a_level_whose_dependency_fails_is_lowered_to_the_highest_that_holds(monkeypatch):
+    # Kafka 4.2.1's production features have no level between two with different needs, so a
+    # made-up one: level 2 needs 4.0-IV1 (23), level 1 nothing beyond 3.3-IV3
+    from kwire.features.feature_versions import Feature, FeatureLevel
+    from kwire.metadata import writer
+
+    made_up = Feature("made.up.version", (FeatureLevel("made.up.version", 0, 7),
+                                          FeatureLevel("made.up.version", 1, 7),
+                                          FeatureLevel("made.up.version", 2, 23, {"metadata.version": 23})), 2)
+    monkeypatch.setattr(writer, "FEATURES", {**writer.FEATURES, made_up.name: made_up})
+    image = _image(23)
+    image.features.finalized = {"made.up.version": 2}
+    written = write_image(image, 21, release="4.2")
+    assert [loss.what for loss in written.losses] == [
+        "made.up.version level 2 (made.up.version could not be set to 2 because it depends on metadata.version "
+        "level 23): lowered to 1"]
+    assert [(r.message.name, r.message.feature_level) for r in written.records if r.name == "FeatureLevelRecord"] \
+        == [("metadata.version", 21), ("made.up.version", 1)]
 
 
 def test_loss_zk_migration_state_below_34_iv0():
@@ -369,11 +397,14 @@ def test_a_4x_writer_writes_elr_by_the_feature_and_reports_what_it_drops():
     assert [(loss.what, loss.kafka_words) for loss in found] == [
         ("the eligible leader replicas of one or more partitions", False)]
     # ELR on but a level below 4.0-IV1: the record has no field for them
+    # (nor can the level carry the feature itself: ELR 1 depends on 4.0-IV1)
+    elr_feature = ("eligible.leader.replicas.version level 1 (eligible.leader.replicas.version could not be set "
+                   "to 1 because it depends on metadata.version level 23): dropped (level 0)")
     _, found = _partition_written(_partition_image(21, True, **PARTITION_WITH_ELR), release="4.2")
-    assert [loss.what for loss in found] == ["the eligible leader replicas of one or more partitions"]
+    assert [loss.what for loss in found] == [elr_feature, "the eligible leader replicas of one or more partitions"]
     # a 3.x writer decides by level alone, and no 3.x level has ELR
     _, found = _partition_written(_partition_image(21, True, **PARTITION_WITH_ELR), release="3.9")
-    assert [loss.what for loss in found] == ["the eligible leader replicas of one or more partitions"]
+    assert [loss.what for loss in found] == [elr_feature, "the eligible leader replicas of one or more partitions"]
 
 
 def test_a_4x_writer_leaves_out_a_kraft_version_feature_level_record():

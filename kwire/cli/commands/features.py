@@ -62,7 +62,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                 "UpdateRaftVoter (its directory id, kraft.version range, default 0-1); repeatable")
         if operation != "upgrade":
             o.add_argument("--unsafe", action="store_true", help="an unsafe (lossy) downgrade instead of a safe one")
-        o.add_argument("--dry-run", action="store_true", help="send ValidateOnly: the controller appends nothing")
+        o.add_argument("--dry-run", action="store_true",
+                       help="send ValidateOnly: the controller appends nothing (kwire shows what it would)")
+        o.add_argument("--unstable", action="store_true",
+                       help="the controller runs with unstable.feature.versions.enable: Kafka 4.2.1's unstable "
+                            "levels (metadata.version 30, 4.3-IV0) are supported where no registration says "
+                            "otherwise")
         o.add_argument("--request-version", type=int, choices=(0, 1, 2), default=2,
                        help="the UpdateFeaturesRequest version (default 2, what Kafka 4.x clients send)")
         o.add_argument("--json", action="store_true", help="print JSON")
@@ -194,7 +199,7 @@ def _upgrade_type(args: argparse.Namespace) -> int:
 
 
 def run_update(args: argparse.Namespace) -> int:
-    from kwire.features.describe import describe_cluster, level_text
+    from kwire.features.describe import describe_cluster
     from kwire.features.update_features import UPGRADE, judge_update_features, update_request
 
     try:
@@ -206,6 +211,7 @@ def run_update(args: argparse.Namespace) -> int:
         state.updated_voters = _updated_voters(getattr(args, "updated_voter", []))
     except (KwireError, ValueError) as err:
         return _fail(str(err))
+    state.unstable = args.unstable
     if args.dry_run and args.request_version == 0:
         return _fail("--dry-run needs --request-version 1 or 2: ValidateOnly came with version 1")
     upgrade_type = _upgrade_type(args)
@@ -216,6 +222,9 @@ def run_update(args: argparse.Namespace) -> int:
     request = update_request(ordered, upgrade_type=UPGRADE if v0 else upgrade_type,
                              allow_downgrade=v0 and upgrade_type != UPGRADE, validate_only=args.dry_run)
     verdict = judge_update_features(state, request, args.request_version)
+    if not state.node_id_from and f"Local controller {state.node_id} " in (verdict.response.error_message or ""):
+        verdict.notes.append(f"nothing names the active controller (no leader in the log, no quorum-state): "
+                             f"{state.node_id} stands in for its id")
     if args.json:
         print(json.dumps({
             "path": args.path, "operation": args.operation, "accepted": verdict.accepted,
@@ -223,27 +232,31 @@ def run_update(args: argparse.Namespace) -> int:
             "request": {"version": args.request_version, "body": request.to_dict(args.request_version)},
             "response": verdict.response.to_dict(args.request_version),
             "records": [{"name": r.name, "version": r.version, "value": r.to_dict()} for r in verdict.records],
+            "wouldAppend": [{"name": r.name, "version": r.version, "value": r.to_dict()}
+                            for r in verdict.would_append],
             "notes": verdict.notes, "state": describe_cluster(state)}, indent=2))
     elif not args.quiet:
-        failures = 0
-        for name in sorted(updates):  # kafka-features reports by name (a TreeMap)
-            level = updates[name]
-            shown = f"{level} ({level_text(name, level)})" if name == "metadata.version" else str(level)
-            target = f"{args.operation} {name}" + ("" if args.operation == "disable" else f" to {shown}")
-            if verdict.accepted:
-                done = "disabled" if args.operation == "disable" else f"{args.operation}d to {shown}"
-                print(f"{name} can be {done}.")
-            else:
-                failures += 1
-                print(f"Can not {target}. {verdict.response.error_message}")
-        if failures:
-            print(f"{failures} out of {len(updates)} operation(s) failed.")
-        elif verdict.records:
-            print("The controller would append:")
-            for record in verdict.records:
-                print(f"  {record.name} v{record.version} {json.dumps(record.to_dict(), separators=(',', ':'))}")
-        elif request.validate_only:
-            print("ValidateOnly: the controller would append nothing.")
-        for note in verdict.notes:
-            print(f"note: {note}")
+        _print_update(args.operation, updates, verdict, dry_run=args.dry_run)
     return 0 if verdict.accepted else 1
+
+
+def _print_update(operation: str, updates: dict[str, int], verdict: Any, *, dry_run: bool) -> None:
+    """kafka-features' lines (FeatureCommand.update, Kafka 4.2.1): per feature by name (a TreeMap),
+    "Can not"/"can be" for a dry run, "Could not"/"was" otherwise, the level as a number; the count
+    of failures on stderr, as its TerseException is printed. Then kwire's own: the records."""
+    for name in sorted(updates):
+        level = updates[name]
+        if verdict.accepted:
+            done = "disabled." if operation == "disable" else f"{operation}d to {level}."
+            print(f"{name}{' can be ' if dry_run else ' was '}{done}")
+        else:
+            target = f"disable {name}" if operation == "disable" else f"{operation} {name} to {level}"
+            print(f"{'Can not' if dry_run else 'Could not'} {target}. {verdict.response.error_message}")
+    if not verdict.accepted:
+        print(f"{len(updates)} out of {len(updates)} operation(s) failed.", file=sys.stderr)
+    elif verdict.would_append:
+        print("A real run would append:" if dry_run else "Records the controller appends:")
+        for record in verdict.would_append:
+            print(f"  {record.name} v{record.version} {json.dumps(record.to_dict(), separators=(',', ':'))}")
+    for note in verdict.notes:
+        print(f"note: {note}")

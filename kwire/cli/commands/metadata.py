@@ -188,7 +188,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
         "safeDowngradeRefused": written.requested < current and metadata_changed_between(current, written.requested),
         "records": len(written.records),
         "recordTypes": dict(Counter(f"{r.name} v{r.version}" for r in written.records)),
-        "losses": [{"loss": loss.what, "message": loss.sentence(written.requested), "kafkaWords": loss.kafka_words}
+        "losses": [{"loss": loss.what, "message": loss.sentence(written.requested), "kafkaWords": loss.kafka_words,
+                    "kafkaKeeps": loss.kafka_keeps}
                    for loss in written.losses],
         "refused": refused,
         "written": str(target) if target else None,
@@ -203,7 +204,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
 def _print_snapshot(outcome: dict[str, Any], args: argparse.Namespace) -> None:
     losses = outcome["losses"]
     for loss in losses:  # losses go to stderr even with -q: they are the point
-        marker = "" if loss["kafkaWords"] else " (Kafka drops this without a word)"
+        marker = ("" if loss["kafkaWords"] else " (Kafka writes it anyway, without a word)" if loss["kafkaKeeps"]
+                  else " (Kafka drops this without a word)")
         verb = "lost" if outcome["written"] else "would lose"
         print(f"{verb}: {loss['message']}{marker}", file=sys.stderr)
     if outcome["refused"]:
