@@ -28,7 +28,7 @@ from .connection import (
 )
 from .errors import ClientError
 from .framing import DEFAULT_MAX_FRAME_BYTES, ApiRegistry, ResponseFrame, default_registry
-from .sasl import SaslCredentials
+from .sasl import Mechanism, SaslCredentials
 
 _READ_SIZE = 1 << 16
 
@@ -183,7 +183,7 @@ class AioConnection:
 
 
 async def connect(host: str, port: int, *, ssl: ssl_module.SSLContext | None = None,
-                  sasl: SaslCredentials | None = None, client_id: str = "kwire",
+                  sasl: SaslCredentials | Mechanism | None = None, client_id: str = "kwire",
                   timeout: float = DEFAULT_REQUEST_TIMEOUT, max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
                   include_unstable: bool = False, registry: ApiRegistry | None = None,
                   max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,

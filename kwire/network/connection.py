@@ -111,7 +111,7 @@ class Connection:
     """One Kafka connection's protocol state; see the module docstring for how to drive it."""
 
     client_id: str | None = CLIENT_SOFTWARE_NAME
-    sasl: SaslCredentials | None = None
+    sasl: SaslCredentials | Mechanism | None = None  # a Mechanism object: one exchange, set up by the caller
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     include_unstable: bool = False
@@ -281,7 +281,7 @@ class Connection:
         if self.sasl is None:
             return self._ready()
         self.state = State.AUTHENTICATING
-        self._mechanism = self.sasl.mechanism_object()
+        self._mechanism = self.sasl if isinstance(self.sasl, Mechanism) else self.sasl.mechanism_object()
         self._send(SaslHandshakeRequest(mechanism=self._mechanism.name), now,
                    version=SASL_HANDSHAKE_VERSION, timeout=None, internal=True)
         return []
