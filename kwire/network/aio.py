@@ -172,8 +172,6 @@ class AioConnection:
             pass  # closing a stream the peer already dropped
         if not self._ready.done():
             self._ready.cancel()
-        elif not self._ready.cancelled() and self._ready.exception() is not None:
-            pass  # retrieved, so asyncio does not log it
 
     async def __aenter__(self) -> "AioConnection":
         return self
