@@ -30,7 +30,7 @@ from kwire.network.connection import (
 )
 from kwire.network.errors import ErrorCode, KafkaApiError
 from kwire.network.framing import build_response_frame, iter_frames, parse_request_frame
-from kwire.network.sasl import Scram
+from kwire.network.sasl import Plain, Scram
 from kwire.wire.errors import DecodeError
 from tests.network.test_sasl import RFC7677
 
@@ -213,3 +213,27 @@ def test_failed_authentication_is_its_error_code_with_the_brokers_message():
     with pytest.raises(KafkaApiError, match="SASL_AUTHENTICATION_FAILED.*Invalid user") as raised:
         connection.receive_data(answer(first, reply), 0.0)
     assert not raised.value.retriable and connection.state is State.CLOSED
+
+
+def test_plain_through_the_connection():
+    connection, [handshake] = sasl_connection(Plain("alice", "secret"))
+    assert handshake.body.mechanism == "PLAIN"
+    connection.receive_data(answer(handshake, SaslHandshakeResponse(mechanisms=["PLAIN"])), 0.0)
+    [authenticate] = requests_sent(connection)
+    assert authenticate.body.auth_bytes == b"\0alice\0secret"  # RFC 4616: authzid NUL authcid NUL passwd
+    events = connection.receive_data(answer(authenticate, SaslAuthenticateResponse(auth_bytes=b"")), 0.0)
+    assert [type(e) for e in events] == [Ready]
+
+
+def test_a_second_refusal_of_api_versions_is_final():
+    connection = Connection()
+    connection.start(0.0)
+    [request] = requests_sent(connection)
+    body = bytes.fromhex("0023" "00000001" "001200000002")
+    frame = (4 + len(body)).to_bytes(4, "big") + request.correlation_id.to_bytes(4, "big") + body
+    connection.receive_data(frame, 0.0)
+    [again] = requests_sent(connection)
+    frame = (4 + len(body)).to_bytes(4, "big") + again.correlation_id.to_bytes(4, "big") + body
+    with pytest.raises(KafkaApiError, match="UNSUPPORTED_VERSION") as raised:
+        connection.receive_data(frame, 0.0)
+    assert raised.value.code is ErrorCode.UNSUPPORTED_VERSION and connection.state is State.CLOSED
