@@ -1,31 +1,25 @@
 """A small synchronous Kafka client, to show that real brokers accept kwire's encodings.
 
-It speaks just enough of the protocol to round-trip data: ApiVersions negotiation on every
-connection, Metadata, CreateTopics, Produce of a record batch built by :mod:`kwire.records`, and
-Fetch. Plain blocking sockets from the standard library: one per broker, one request in flight.
-Every socket operation has a deadline, and every failure is a :class:`~kwire.wire.errors.KwireError`:
-:class:`ClientError` for the conversation (refused connection, timeout, broker error codes),
-the codec's own errors for bytes that do not decode.
-
-Version choice follows Kafka's clients: ask ApiVersions at the newest version kwire has; a broker
-too old for it answers UNSUPPORTED_VERSION (35) at v0, listing the ApiVersions range it has, and
-the client asks again within that range (at v0 when the answer cannot be read). Each API is then
-used at the highest version both sides support.
+It speaks just enough of the protocol to round-trip data: Metadata, CreateTopics, Produce of a
+record batch built by :mod:`kwire.records`, and Fetch. Each broker connection is a
+:class:`~kwire.network.blocking.BlockingConnection`, the blocking adapter over kwire's sans-I/O
+:class:`~kwire.network.connection.Connection`, which does the framing, the ApiVersions negotiation
+(with the KIP-511 retry when a broker refuses a too-new ApiVersions request), SASL and the
+deadlines. Every failure is a :class:`~kwire.wire.errors.KwireError`: :class:`ClientError` for the
+conversation (refused connection, timeout, broker error codes), the codec's own errors for bytes
+that do not decode.
 """
 from __future__ import annotations
 
 import importlib.metadata
 import re
-import socket
-import struct
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from kwire.generated import (
-    ApiVersionsRequest,
     CreateTopicsRequest,
     FetchRequest,
     MetadataRequest,
@@ -36,16 +30,11 @@ from kwire.generated.fetch_request import FetchPartition, FetchTopic
 from kwire.generated.metadata_request import MetadataRequestTopic
 from kwire.generated.produce_request import PartitionProduceData, TopicProduceData
 
-from kwire.wire.errors import DecodeError, KwireError, UnsupportedVersionError
-from .framing import (
-    DEFAULT_MAX_FRAME_BYTES,
-    UNSUPPORTED_VERSION,
-    ApiRegistry,
-    Correlator,
-    ResponseFrame,
-    UnsupportedApiVersions,
-    default_registry,
-)
+from kwire.wire.errors import UnsupportedVersionError
+from .blocking import BlockingConnection
+from .errors import ClientError, ErrorCode, KafkaApiError
+from .framing import DEFAULT_MAX_FRAME_BYTES, ApiRegistry, ResponseFrame
+from .sasl import SaslCredentials
 from kwire.records import BatchReader, Record
 
 CLIENT_SOFTWARE_NAME = "kwire"
@@ -64,37 +53,18 @@ CLIENT_SOFTWARE_VERSION = _software_version()
 DEFAULT_TIMEOUT = 10.0
 NO_TOPIC_ID = uuid.UUID(int=0)
 
-# The error codes this client acts on or reports by name (Kafka's Errors enum).
-ERROR_NAMES = {
-    -1: "UNKNOWN_SERVER_ERROR", 1: "OFFSET_OUT_OF_RANGE", 2: "CORRUPT_MESSAGE",
-    3: "UNKNOWN_TOPIC_OR_PARTITION", 5: "LEADER_NOT_AVAILABLE", 6: "NOT_LEADER_OR_FOLLOWER",
-    7: "REQUEST_TIMED_OUT", 10: "MESSAGE_TOO_LARGE", 35: "UNSUPPORTED_VERSION",
-    36: "TOPIC_ALREADY_EXISTS", 37: "INVALID_PARTITIONS", 38: "INVALID_REPLICATION_FACTOR",
-    42: "INVALID_REQUEST", 76: "UNSUPPORTED_COMPRESSION_TYPE", 87: "INVALID_RECORD",
-    100: "UNKNOWN_TOPIC_ID",
-}
-UNKNOWN_TOPIC_OR_PARTITION = 3
-LEADER_NOT_AVAILABLE = 5
-TOPIC_ALREADY_EXISTS = 36
-
 # api keys of the requests this client sends
 PRODUCE, FETCH, METADATA, CREATE_TOPICS = 0, 1, 3, 19
 # Produce and Fetch name topics until v12 and by topic id from v13 on (KIP-516)
 TOPIC_IDS_FROM = 13
 
-_SIZE = struct.Struct(">i")
-
-
-class ClientError(KwireError):
-    """The conversation with a broker failed: no connection, a timeout, or an error code."""
-
-    def __init__(self, message: str, *, error_code: int | None = None) -> None:
-        self.error_code = error_code
-        super().__init__(message)
+__all__ = ["BrokerConnection", "ClientError", "FetchedPartition", "KafkaClient", "PartitionInfo", "error_name",
+           "parse_address"]
 
 
 def error_name(code: int) -> str:
-    return ERROR_NAMES.get(code, f"error {code}")
+    known = ErrorCode.lookup(code)
+    return known.name if known is not None else f"error {code}"
 
 
 def parse_address(address: str) -> tuple[str, int]:
@@ -107,8 +77,8 @@ def parse_address(address: str) -> tuple[str, int]:
 
 # --- one connection ------------------------------------------------------------------------------
 
-class BrokerConnection:
-    """A socket to one broker, with the API versions negotiated on it.
+class BrokerConnection(BlockingConnection):
+    """A blocking connection to one broker, with the broker's version ranges at hand.
 
     ``versions`` maps api key -> the broker's (min, max); :meth:`version` picks the version to use.
     Responses may carry bytes after the message (librdkafka's mock appends one to flexible
@@ -118,154 +88,50 @@ class BrokerConnection:
 
     def __init__(self, host: str, port: int, *, client_id: str = CLIENT_SOFTWARE_NAME,
                  timeout: float = DEFAULT_TIMEOUT, registry: ApiRegistry | None = None,
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        self.address = (host, port)
-        self.client_id = client_id
-        self.timeout = timeout
-        self.max_frame_bytes = max_frame_bytes
-        self.registry = registry if registry is not None else default_registry()
-        self._correlator = Correlator(self.registry, max_frame_bytes=max_frame_bytes, allow_trailing_bytes=True)
-        self._next_correlation_id = 1
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, ssl: Any = None,
+                 sasl: SaslCredentials | None = None) -> None:
         self.last_response: ResponseFrame | None = None
-        self.versions: dict[int, tuple[int, int]] = {}
-        self.api_versions_used: list[int] = []  # ApiVersions versions asked, in order
-        self._sock: socket.socket | None = None
         try:
-            self._sock = socket.create_connection(self.address, timeout=timeout)
-        except OSError as exc:
-            raise ClientError(f"cannot connect to {host}:{port}: {exc}") from None
-        try:
-            self._negotiate()
-        except BaseException:
-            self.close()
-            raise
+            super().__init__(host, port, ssl=ssl, sasl=sasl, client_id=client_id, timeout=timeout,
+                             registry=registry, max_frame_bytes=max_frame_bytes,
+                             client_software_version=CLIENT_SOFTWARE_VERSION, include_unstable=True)
+        except KafkaApiError as exc:  # ApiVersions or SASL answered with an error code
+            raise ClientError(f"connecting to {host}:{port} failed: {exc}", error_code=exc.code) from None
+        self.registry = self.protocol.registry
 
-    # -- sending and receiving
+    @property
+    def versions(self) -> dict[int, tuple[int, int]]:  # type: ignore[override]
+        return self.protocol.broker_ranges
 
-    def exchange(self, body: Any, version: int) -> ResponseFrame | None:
-        """Send one request and read its response (None for a request a broker does not answer)."""
-        correlation_id = self._next_correlation_id
-        self._next_correlation_id = correlation_id + 1 if correlation_id < 0x7FFFFFFF else 1
-        frame = self._correlator.build_request(body, version, correlation_id, self.client_id)
-        deadline = time.monotonic() + self.timeout
-        self._io(lambda sock: sock.sendall(frame), deadline, "sending")
-        if correlation_id not in self._correlator.pending:
-            return None
-        response = self._correlator.parse_response(self._read_frame(deadline))
-        self.last_response = response
+    @property
+    def api_versions_used(self) -> list[int]:
+        """The ApiVersions versions asked, in order."""
+        return self.protocol.api_versions_asked
+
+    def exchange(self, body: Any, version: int | None = None, *, timeout: float | None = None) -> ResponseFrame | None:
+        response = super().exchange(body, self.version(type(body).API_KEY) if version is None else version,
+                                    timeout=timeout)
+        if response is not None:
+            self.last_response = response
         return response
-
-    def request(self, body: Any, version: int | None = None) -> Any:
-        """Send ``body`` at ``version`` (default: the negotiated one) and return the response body."""
-        response = self.exchange(body, self.version(type(body).API_KEY) if version is None else version)
-        return None if response is None else response.body
-
-    def _read_frame(self, deadline: float) -> bytes:
-        prefix = self._read_exactly(4, deadline)
-        (size,) = _SIZE.unpack(prefix)
-        if size < 0 or size > self.max_frame_bytes:
-            self.close()  # the stream can no longer be cut into frames
-            raise DecodeError(f"response frame size {size} is outside 0..{self.max_frame_bytes}",
-                              path="frame size", offset=0)
-        return prefix + self._read_exactly(size, deadline)
-
-    def _read_exactly(self, size: int, deadline: float) -> bytes:
-        parts, left = [], size
-        while left:
-            chunk = self._io(lambda sock: sock.recv(min(left, 1 << 20)), deadline, "reading")
-            if not chunk:
-                self.close()
-                raise ClientError(f"{self._where()} closed the connection with {left} of {size} bytes unread")
-            parts.append(chunk)
-            left -= len(chunk)
-        return b"".join(parts)
-
-    def _io(self, operation: Callable[[socket.socket], Any], deadline: float, doing: str) -> Any:
-        """One socket call, given what is left of the request's deadline."""
-        sock = self._sock
-        if sock is None:
-            raise ClientError(f"connection to {self._where()} is closed")
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            self.close()
-            raise ClientError(f"timed out {doing} ({self.timeout} s) on {self._where()}")
-        sock.settimeout(remaining)
-        try:
-            return operation(sock)
-        except TimeoutError:
-            self.close()  # a half-read response leaves the stream unusable
-            raise ClientError(f"timed out {doing} ({self.timeout} s) on {self._where()}") from None
-        except OSError as exc:
-            self.close()
-            raise ClientError(f"{doing} on {self._where()} failed: {exc}") from None
-
-    def _where(self) -> str:
-        return f"{self.address[0]}:{self.address[1]}"
-
-    def close(self) -> None:
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
-
-    def __enter__(self) -> "BrokerConnection":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    # -- versions
-
-    def _negotiate(self) -> None:
-        version = ApiVersionsRequest.VALID_VERSIONS[1]
-        body = self._ask_api_versions(version)
-        if _refused(body):
-            version = _fallback_api_versions_version(body, version)
-            body = self._ask_api_versions(version)
-        if _refused(body) or body.error_code != 0:
-            code = UNSUPPORTED_VERSION if isinstance(body, UnsupportedApiVersions) else body.error_code
-            raise ClientError(f"ApiVersions v{version} failed on {self._where()}: {error_name(code)}",
-                              error_code=code)
-        self.versions = {k.api_key: (k.min_version, k.max_version) for k in body.api_keys}
-
-    def _ask_api_versions(self, version: int) -> Any:
-        self.api_versions_used.append(version)
-        request = ApiVersionsRequest(client_software_name=CLIENT_SOFTWARE_NAME,
-                                     client_software_version=CLIENT_SOFTWARE_VERSION)
-        response = self.exchange(request, version)
-        assert response is not None  # every ApiVersions request is answered
-        return response.body
 
     def version(self, api_key: int) -> int:
         """The highest version of ``api_key`` that both kwire and the broker support."""
         if api_key not in self.versions:
             raise UnsupportedVersionError(f"{self._where()} does not support api key {api_key}")
-        ours = self.registry.request_class(api_key).VALID_VERSIONS
-        theirs = self.versions[api_key]
-        low, high = max(ours[0], theirs[0]), min(ours[1], theirs[1])
-        if low > high:
+        common = self.common_versions(api_key)
+        if not common:
+            ours = self.registry.request_class(api_key).VALID_VERSIONS
+            theirs = self.versions[api_key]
             raise UnsupportedVersionError(f"api key {api_key}: kwire has versions {ours[0]}-{ours[1]}, "
                                           f"{self._where()} {theirs[0]}-{theirs[1]}")
-        return high
+        return common[-1]
 
     def common_versions(self, api_key: int) -> range:
         """Every version of ``api_key`` that both sides support."""
         ours = self.registry.request_class(api_key).VALID_VERSIONS
         theirs = self.versions.get(api_key, (0, -1))
         return range(max(ours[0], theirs[0]), min(ours[1], theirs[1]) + 1)
-
-
-def _refused(body: Any) -> bool:
-    return isinstance(body, UnsupportedApiVersions) or body.error_code == UNSUPPORTED_VERSION
-
-
-def _fallback_api_versions_version(refusal: Any, asked: int) -> int:
-    """The version to ask again after UNSUPPORTED_VERSION: the broker's newest ApiVersions
-    when its answer says it (Kafka's Java client), else v0 (what every broker reads)."""
-    entries = refusal.api_keys or ()
-    entry = next((e for e in entries if e.api_key == ApiVersionsRequest.API_KEY), None)
-    if entry is None or entry.max_version >= asked:
-        return 0
-    return max(0, min(entry.max_version, ApiVersionsRequest.VALID_VERSIONS[1]))
 
 
 # --- the client ----------------------------------------------------------------------------------
@@ -291,16 +157,20 @@ class KafkaClient:
     """Connects to a bootstrap broker, then to partition leaders as Metadata names them."""
 
     def __init__(self, bootstrap: str, *, client_id: str = CLIENT_SOFTWARE_NAME,
-                 timeout: float = DEFAULT_TIMEOUT, registry: ApiRegistry | None = None) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, registry: ApiRegistry | None = None, ssl: Any = None,
+                 sasl: SaslCredentials | None = None) -> None:
         self.client_id = client_id
         self.timeout = timeout
         self.registry = registry
+        self.ssl = ssl  # an ssl.SSLContext for TLS, or None
+        self.sasl = sasl
         self.bootstrap = self._connect(*parse_address(bootstrap))
         self._brokers: dict[int, tuple[str, int]] = {}
         self._connections: dict[int, BrokerConnection] = {}
 
     def _connect(self, host: str, port: int) -> BrokerConnection:
-        return BrokerConnection(host, port, client_id=self.client_id, timeout=self.timeout, registry=self.registry)
+        return BrokerConnection(host, port, client_id=self.client_id, timeout=self.timeout, registry=self.registry,
+                                ssl=self.ssl, sasl=self.sasl)
 
     def close(self) -> None:
         for connection in self._connections.values():
@@ -349,7 +219,7 @@ class KafkaClient:
             timeout_ms=timeout_ms)
         response = self.bootstrap.request(request)
         for result in response.topics:
-            if result.error_code not in (0, TOPIC_ALREADY_EXISTS):
+            if result.error_code not in (0, ErrorCode.TOPIC_ALREADY_EXISTS):
                 raise ClientError(f"creating topic {result.name!r} failed: {error_name(result.error_code)}"
                                   f"{': ' + result.error_message if result.error_message else ''}",
                                   error_code=result.error_code)
@@ -366,12 +236,12 @@ class KafkaClient:
         for _ in range(attempts):
             response = self.metadata([topic], auto_create=create and not create_explicitly)
             found = next((t for t in response.topics if t.name == topic), None)
-            code = UNKNOWN_TOPIC_OR_PARTITION if found is None else found.error_code
-            if code == UNKNOWN_TOPIC_OR_PARTITION and create_explicitly and not created:
+            code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if found is None else found.error_code
+            if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION and create_explicitly and not created:
                 self.create_topics([topic])
                 created = True
                 continue
-            if code in (UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE) and create:
+            if code in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.LEADER_NOT_AVAILABLE) and create:
                 time.sleep(0.05)  # a new topic's leader takes a moment to appear
                 continue
             if code or found is None:

