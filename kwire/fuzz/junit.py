@@ -17,8 +17,8 @@ from .baseline import Worse
 def junit_report(result: dict[str, Any], worse: Sequence[Worse] = ()) -> str:
     suite = ElementTree.Element("testsuite", name="kwire fuzz")
     properties = ElementTree.SubElement(suite, "properties")  # first, as the JUnit schema orders them
-    for key in ("package", "seed", "start", "cases", "unknown_tags"):
-        ElementTree.SubElement(properties, "property", name=key, value=str(result[key]))
+    for setting in ("package", "seed", "start", "cases", "unknown_tags"):
+        ElementTree.SubElement(properties, "property", name=setting, value=str(result[setting]))
     if "budget" in result:
         ElementTree.SubElement(properties, "property", name="next_start", value=str(result["budget"]["next_start"]))
     cases: dict[tuple[str, str], tuple[list[str], str]] = {}
@@ -28,8 +28,8 @@ def junit_report(result: dict[str, Any], worse: Sequence[Worse] = ()) -> str:
             row = {key: cell for key, cell in message["cells"].items() if key.split("->")[0] == str(version)}
             cases[(name, f"v{version}")] = (_row_problems(name, row, result), _row_summary(row))
     for found in worse:  # a worse cell fails its row; a removed version or message gets a case of its own
-        key = (found.message, "(message)" if found.cell == "*" else f"v{found.cell.split('->')[0]}")
-        cases.setdefault(key, ([], ""))[0].append(str(found))
+        case = (found.message, "(message)" if found.cell == "*" else f"v{found.cell.split('->')[0]}")
+        cases.setdefault(case, ([], ""))[0].append(str(found))
     failures = 0
     for (message, name), (problems, summary) in cases.items():
         failures += _case(suite, message, name, problems, summary)
