@@ -82,9 +82,9 @@ def save(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     return atomic_write(path, json.dumps(result, indent=1, sort_keys=True) + "\n", force=True)
 
 
-def check_settings(baseline: dict[str, Any], result: dict[str, Any], path: str | os.PathLike[str]) -> None:
+def check_settings(baseline: dict[str, Any], unknown_tags: bool, path: str | os.PathLike[str]) -> None:
     """Refuse a baseline whose cells mean something else: unknown tagged fields change every class."""
-    if bool(baseline.get("unknown_tags")) != bool(result["unknown_tags"]):
+    if bool(baseline.get("unknown_tags")) != unknown_tags:
         made = "with" if baseline.get("unknown_tags") else "without"
         raise BaselineError(f"{path}: the baseline was made {made} --unknown-tags; run the gate the same way")
 

@@ -140,6 +140,9 @@ def test_an_unusable_baseline_is_bad_input(tmp_path, capsys: pytest.CaptureFixtu
     assert code == 2 and "other.json: not a kwire fuzz report" in err
     code, _, err = fuzz(capsys, *args, "--update-baseline")
     assert code == 2 and "--update-baseline needs --baseline FILE" in err
+    (tmp_path / "a-file").write_text("")
+    code, _, err = fuzz(capsys, *args, "--baseline", str(tmp_path / "a-file" / "b.json"), "--update-baseline")
+    assert code == 2 and "cannot write the baseline" in err and "a-file/b.json" in err
     # a baseline made with --unknown-tags classifies every cell differently
     tags = tmp_path / "tags.json"
     assert fuzz(capsys, *args, "--unknown-tags", "--baseline", str(tags), "--update-baseline")[0] == 0

@@ -119,11 +119,7 @@ def run(args: argparse.Namespace) -> int:
         write_results_parquet(result, parquet)
         if not args.quiet:
             print(f"results table: {parquet}", file=text)
-    try:
-        return fuzz_gate.finish(args, result, baseline)
-    except BaselineError as exc:
-        print(f"kwire fuzz: {exc}", file=sys.stderr)
-        return 2
+    return fuzz_gate.finish(args, result, baseline)
 
 
 def _run_bytes(args: argparse.Namespace) -> int:

@@ -47,7 +47,9 @@ def load_baseline(args: argparse.Namespace) -> dict[str, Any] | None:
     """The baseline to compare with (read before the sweep, so a bad one fails in a second, not after it)."""
     if args.baseline is None or args.update_baseline:
         return None
-    return baselines.load(args.baseline)
+    baseline = baselines.load(args.baseline)
+    baselines.check_settings(baseline, args.unknown_tags, args.baseline)
+    return baseline
 
 
 def finish(args: argparse.Namespace, result: dict[str, Any], baseline: dict[str, Any] | None) -> int:
@@ -57,7 +59,6 @@ def finish(args: argparse.Namespace, result: dict[str, Any], baseline: dict[str,
         print(budget_line(result), file=sys.stderr)
     worse: list[baselines.Worse] = []
     if baseline is not None:
-        baselines.check_settings(baseline, result, args.baseline)
         comparison = baselines.compare(baseline, result, every_message=not args.messages)
         worse = comparison.worse
         out = sys.stderr if args.format == "junit" else sys.stdout
@@ -68,7 +69,11 @@ def finish(args: argparse.Namespace, result: dict[str, Any], baseline: dict[str,
                   + (f", {comparison.better} better (--update-baseline records them)" if comparison.better else ""),
                   file=out)
     if args.update_baseline:
-        path = baselines.save(result, args.baseline)
+        try:
+            path = baselines.save(result, args.baseline)
+        except OSError as exc:
+            print(f"kwire fuzz: cannot write the baseline {args.baseline}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         if not args.quiet:
             print(f"baseline written: {path} ({result['summary']['cells']} cells)", file=sys.stderr)
     if args.format == "junit":
