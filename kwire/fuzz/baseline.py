@@ -60,7 +60,7 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise BaselineError(f"{path}: no such baseline (make it with --update-baseline)") from None
+        raise BaselineError(f"{path}: no such file (a baseline is made with --update-baseline)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BaselineError(f"{path}: cannot read the baseline: {exc}") from None
     try:

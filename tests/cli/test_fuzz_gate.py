@@ -129,7 +129,7 @@ def test_a_lossless_cell_turned_lossy_and_a_removed_version_are_worse(
 def test_an_unusable_baseline_is_bad_input(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--messages", "QuorumStateData", "--cases", "5", "-q"]
     code, _, err = fuzz(capsys, *args, "--baseline", str(tmp_path / "none.json"))
-    assert code == 2 and "none.json: no such baseline (make it with --update-baseline)" in err
+    assert code == 2 and "none.json: no such file (a baseline is made with --update-baseline)" in err
     broken = tmp_path / "broken.json"
     broken.write_text('{"messages": {"A": {"cells": {}}}, oops}')
     code, _, err = fuzz(capsys, *args, "--baseline", str(broken))
@@ -206,6 +206,15 @@ def test_a_time_budget_says_how_far_it_got_and_the_next_run_goes_on_from_there(
     assert code == 0 and "time budget of 1000 s: all cases 60..89 of every version (seed 4) ran" in err
     after = json.loads((tmp_path / "next" / "report.json").read_text())
     assert after["start"] == 60 and after["cases"] == 30 and after["budget"]["next_start"] == 90
+
+    # --resume reads the seed and the next case from a report
+    code, _, err = fuzz(capsys, *messages[:3], "--cases", "10", "--resume", str(tmp_path / "next" / "report.json"),
+                        "--report", str(tmp_path / "resumed"))
+    assert code == 0 and "going on from" in err and "seed 4, cases from 90" in err
+    resumed = json.loads((tmp_path / "resumed" / "report.json").read_text())
+    assert (resumed["seed"], resumed["start"], resumed["cases"]) == (4, 90, 10)
+    code, _, err = fuzz(capsys, *messages, "--resume", str(tmp_path / "next" / "report.json"))
+    assert code == 2 and "--resume takes --seed and --start from the report; give neither" in err
 
 
 def test_gate_options_do_not_apply_to_hostile_bytes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire fuzz: no such message: {', '.join(unknown)}", file=sys.stderr)
         return 2
     try:
+        fuzz_gate.resume(args)
         baseline = fuzz_gate.load_baseline(args)
     except BaselineError as exc:
         print(f"kwire fuzz: {exc}", file=sys.stderr)

@@ -25,6 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-seconds", type=_positive_seconds, metavar="N",
                    help="time budget for the cases: stop after the round of cases running at N seconds, "
                         "say how far it got and the --start that goes on from there")
+    p.add_argument("--resume", type=Path, metavar="REPORT",
+                   help="go on where the run that wrote REPORT (its report.json) stopped: its --seed, and "
+                        "--start at the first case it did not run")
 
 
 def _positive_seconds(text: str) -> float:
@@ -41,6 +44,21 @@ def usage_problem(args: argparse.Namespace) -> str | None:
     if args.bytes and (args.baseline or args.format != "text" or args.max_seconds):
         return "--baseline, --format junit and --max-seconds apply to the cross-version sweep, not to --bytes"
     return None
+
+
+def resume(args: argparse.Namespace) -> None:
+    """Take --seed and --start from the report named by --resume (BaselineError when it cannot be)."""
+    if args.resume is None:
+        return
+    if args.seed != 0 or args.start != 0:
+        raise baselines.BaselineError("--resume takes --seed and --start from the report; give neither")
+    report = baselines.load(args.resume)
+    baselines.check_settings(report, args.unknown_tags, args.resume)
+    if not all(isinstance(report.get(key), int) for key in ("seed", "start", "cases")):
+        raise baselines.BaselineError(f"{args.resume}: no seed, start and cases to go on from")
+    args.seed, args.start = report["seed"], report["start"] + report["cases"]
+    if not args.quiet:
+        print(f"kwire fuzz: going on from {args.resume}: seed {args.seed}, cases from {args.start}", file=sys.stderr)
 
 
 def load_baseline(args: argparse.Namespace) -> dict[str, Any] | None:
