@@ -72,7 +72,7 @@ ALLOWED = {
     "features": {"wire", "records", "generated", "logs"},  # KIP-584/KIP-778 rules over metadata logs
     "metadata": {"wire", "records", "generated", "logs", "features"},  # the image: above logs and features
 }
-RUNTIME_PARTS = {"wire", "records", "generated", "logs", "network", "fuzz", "spark", "features", "metadata"}
+RUNTIME_PARTS = {"wire", "records", "generated", "logs", "network", "fuzz", "spark", "features", "metadata", "testing"}
 
 
 @pytest.mark.parametrize("source", sorted(ALLOWED))

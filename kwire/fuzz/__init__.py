@@ -11,5 +11,7 @@ Modules, each with one job:
 * ``directed``   builds the instance that shows one field lost or refused
 * ``sweep``      the local run over many messages (what ``kwire fuzz`` drives)
 * ``report``     JSON, Markdown and heatmap pictures of a sweep
+* ``baseline``   the CI gate: cells of a sweep worse than in a committed report.json
+* ``junit``      a sweep as JUnit XML, one test case per message and version
 * ``hostile``    (a sub-package) every decoder fed random and mutated bytes (``kwire fuzz --bytes``)
 """

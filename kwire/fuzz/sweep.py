@@ -10,10 +10,15 @@ Then each cell is compared with :func:`kwire.fuzz.static.classify`:
 * every losable or refusing field static names must be *shown* by a directed search.
 
 Failures (codec bugs), contradictions and unshown fields all make the sweep fail.
+
+With a time budget (``max_seconds``) the cases run in rounds of :data:`BUDGET_ROUND` per version
+across every message, and no round starts after the budget is spent: the result then covers the
+same first cases of every cell (``cases`` says how many, ``budget`` where the next run goes on).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from time import monotonic
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -24,6 +29,7 @@ from .static import StaticCell, classify, explains
 from .values import case_instance
 
 CHUNK = 250  # cases per work unit: small enough for a lively progress bar
+BUDGET_ROUND = 20  # cases per version per round under a time budget: the most it can overrun by
 
 Progress = Callable[[int], None]  # called with the number of cases just finished
 MapUnits = Callable[[Callable[[tuple], list], list], Iterable[list]]  # (run_unit, units) -> rows
@@ -55,23 +61,36 @@ def run_unit(unit: tuple) -> list[dict[str, Any]]:
 
 def sweep(messages: Sequence[str], *, package: str = "kwire.generated", seed: int = 0, start: int = 0,
           cases: int = 1000, unknown_tags: bool = False, jobs: int = 1,
-          progress: Progress | None = None, map_units: MapUnits | None = None) -> dict[str, Any]:
+          progress: Progress | None = None, map_units: MapUnits | None = None,
+          max_seconds: float | None = None) -> dict[str, Any]:
     """Run and check every cell; the JSON-able result is what the reports are made from.
 
     ``map_units(run_unit, units)`` runs the work units elsewhere (``kwire.spark.fuzz`` maps them
-    over Spark executors); by default they run here, in ``jobs`` processes.
+    over Spark executors); by default they run here, in ``jobs`` processes. ``max_seconds`` is a
+    time budget for running the cases (the checks after them are not counted): the result then
+    covers as many rounds of cases as fitted, at least one.
     """
     registry = load_messages(package)
-    units = work_units(messages, package, seed, start, cases, unknown_tags)
+
+    def run_units(units: list) -> Iterable[list]:
+        return map_units(run_unit, units) if map_units else _map(run_unit, units, jobs)
+
     pieces: dict[tuple[str, int, int], list[dict]] = {}
-    rows = map_units(run_unit, units) if map_units else _map(run_unit, units, jobs)
+    budgeted = None if max_seconds is None else _BudgetedRounds(
+        max_seconds, run_units, lambda offset, n: work_units(messages, package, seed, start + offset, n, unknown_tags),
+        cases)
+    rows = budgeted if budgeted is not None else run_units(work_units(messages, package, seed, start, cases, unknown_tags))
     for row in rows:
         for cell in row:
             pieces.setdefault((cell["message"], cell["from"], cell["to"]), []).append(cell)
         if progress and row:
             progress(row[0]["count"])
-    result: dict[str, Any] = {"package": package, "seed": seed, "start": start, "cases": cases,
+    done = budgeted.done if budgeted is not None else cases
+    result: dict[str, Any] = {"package": package, "seed": seed, "start": start, "cases": done,
                               "unknown_tags": unknown_tags, "messages": {}}
+    if max_seconds is not None:
+        result["budget"] = {"max_seconds": max_seconds, "planned_cases": cases, "next_start": start + done,
+                            "complete": done == cases}
     for name in messages:
         cls = registry[name]
         cells = {}
@@ -87,6 +106,28 @@ def sweep(messages: Sequence[str], *, package: str = "kwire.generated", seed: in
         }
     result["summary"] = summarize(result)
     return result
+
+
+class _BudgetedRounds:
+    """Rows of rounds of BUDGET_ROUND cases of every row, until the cases or the time budget run
+    out; ``done`` is then how many cases every row got (the same for all)."""
+
+    def __init__(self, max_seconds: float, run_units: Callable[[list], Iterable[list]],
+                 units_from: Callable[[int, int], list], cases: int) -> None:
+        self.max_seconds = max_seconds
+        self.run_units = run_units
+        self.units_from = units_from  # (first case offset, count) -> work units
+        self.cases = cases
+        self.done = 0
+
+    def __iter__(self) -> Iterator[list]:
+        deadline = monotonic() + self.max_seconds
+        while self.done < self.cases:
+            size = min(BUDGET_ROUND, self.cases - self.done)
+            yield from self.run_units(self.units_from(self.done, size))
+            self.done += size
+            if monotonic() >= deadline:
+                return
 
 
 def _map(fn, units: list, jobs: int):

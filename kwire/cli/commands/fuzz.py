@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
+from kwire.cli.commands import fuzz_gate, missing_extra, non_negative_int, plural, positive_int
+from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, reproduce_command, summary_rows, write_report
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
@@ -48,10 +49,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corpus", type=Path, metavar="DIR",
                    help="with --bytes: real frames, batches and logs to mutate, laid out as kwire's tests/data "
                         "(default: $KWIRE_HOSTILE_CORPUS)")
+    fuzz_gate.add_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    problem = fuzz_gate.usage_problem(args)
+    if problem:
+        print(f"kwire fuzz: {problem}", file=sys.stderr)
+        return 2
     if args.bytes:
         return _run_bytes(args)
     try:
@@ -64,6 +70,12 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"kwire fuzz: no such message: {', '.join(unknown)}", file=sys.stderr)
         return 2
+    try:
+        fuzz_gate.resume(args)
+        baseline = fuzz_gate.load_baseline(args)
+    except BaselineError as exc:
+        print(f"kwire fuzz: {exc}", file=sys.stderr)
+        return 2
     on_spark = args.spark or args.master is not None
     missing = (missing_extra("spark", "pyspark", "pyarrow") if on_spark
                else missing_extra("spark", "pyarrow") if args.parquet else None)
@@ -75,36 +87,40 @@ def run(args: argparse.Namespace) -> int:
 
         result = run_spark_sweep(names, master=args.master, show_progress=not args.quiet,
                                  show_jvm_output=args.verbose, package=args.package,
-                                 seed=args.seed, start=args.start, cases=args.cases, unknown_tags=args.unknown_tags)
+                                 seed=args.seed, start=args.start, cases=args.cases, unknown_tags=args.unknown_tags,
+                                 max_seconds=args.max_seconds)
     else:
         total = sum(len(versions_of(registry[n])) for n in names) * args.cases
         bar = None if args.quiet else ProgressBar(total, sys.stderr)
         result = sweep(names, package=args.package, seed=args.seed, start=args.start, cases=args.cases,
-                       unknown_tags=args.unknown_tags, jobs=args.jobs, progress=bar.advance if bar else None)
+                       unknown_tags=args.unknown_tags, jobs=args.jobs, progress=bar.advance if bar else None,
+                       max_seconds=args.max_seconds)
         if bar:
             bar.finish()
     _print_failures(result)
+    text = sys.stderr if args.format == "junit" else sys.stdout  # with junit, stdout is the XML alone
     if not args.quiet:
-        print(format_table(summary_rows(result)))
+        print(format_table(summary_rows(result)), file=text)
         summary = result["summary"]
         print(f"{'passed' if summary['passed'] else 'FAILED'}: {summary['cells']} cells, "
               f"{summary['failed_cases']} failing cases, {summary['contradictions']} contradictions, "
-              f"{summary['unshown_fields']} unshown fields")
+              f"{summary['unshown_fields']} unshown fields", file=text)
     if args.report:
         no_pictures = missing_extra("report", "matplotlib")
         if no_pictures:
             print(f"kwire fuzz: report without pictures: {no_pictures}", file=sys.stderr)
         written = write_report(result, args.report, pictures=not no_pictures)
         if not args.quiet:
-            print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}")
+            print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}",
+                  file=text)
     parquet = args.parquet or (args.report / "results.parquet" if on_spark and args.report else None)
     if parquet:
         from kwire.spark.fuzz import write_results_parquet
 
         write_results_parquet(result, parquet)
         if not args.quiet:
-            print(f"results table: {parquet}")
-    return 0 if result["summary"]["passed"] else 1
+            print(f"results table: {parquet}", file=text)
+    return fuzz_gate.finish(args, result, baseline)
 
 
 def _run_bytes(args: argparse.Namespace) -> int:
