@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kwire.wire.errors import DecodeError, KwireError
+from kwire.logs.damage import in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.files import kind_by_content, kind_by_name
 from kwire.logs.metadata_log import (
@@ -72,7 +73,7 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
         if not any(parse_snapshot_file_name(p.name) or p.suffix == ".log" for p in root.iterdir()) \
                 and (root / METADATA_DIRECTORY).is_dir():
             root = root / METADATA_DIRECTORY
-        return _load_directory(root, until, use_snapshots, known_metadata_version)
+        return _found_records(_load_directory(root, until, use_snapshots, known_metadata_version))
     if not root.is_file():
         raise KwireError(f"{root}: no such file or directory")
     kind = kind_by_name(root.name) or kind_by_content(root)
@@ -83,7 +84,18 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
         loader.log([root])
     else:
         raise KwireError(f"{root}: not a metadata log directory, snapshot or log segment")
-    return loader.finish()
+    return _found_records(loader.finish())
+
+
+def _found_records(loaded: LoadedImage) -> LoadedImage:
+    """``loaded``, unless it replayed no metadata record: an image of nothing is no answer (an empty
+    segment, a directory of empty files, an --until before the first record)."""
+    if loaded.records:
+        return loaded
+    read = ", ".join(f"{p.name} ({p.stat().st_size} bytes)" for p in loaded.files if p.exists()) or "no file"
+    below = f" below offset {loaded.until}" if loaded.until is not None else ""
+    raise KwireError(f"{loaded.source}: no metadata records{below}: looked for record batches of the metadata "
+                     f"log in {read}")
 
 
 def load_image_bytes(data: bytes, *, snapshot: bool, name: str = "<bytes>") -> LoadedImage:
@@ -138,11 +150,13 @@ class _Loader:
     # ---------------------------------------------------------------------------- sources
 
     def snapshot(self, path: Path, data: bytes | None = None) -> None:
-        batches = list(read_metadata_log(path if data is None else data))
+        hint = ("--from-log replays the log without it, --until an offset below its end replays an older "
+                "snapshot" if data is None else None)
         try:
+            batches = list(read_metadata_log(path if data is None else data))
             check_snapshot_structure(batches)
         except DecodeError as err:
-            raise DecodeError(f"{path}: {err.reason}") from None
+            raise in_file(path, err, hint=hint) from None
         self.result.snapshot = path
         self.result.files.append(path)
         snapshot_id = parse_snapshot_file_name(path.name) or SnapshotId(0, 0)
@@ -159,12 +173,20 @@ class _Loader:
         until = self.result.until
         for segment in segments:
             self.result.files.append(segment)
-            for batch in read_metadata_log(segment if data is None else data):
-                if batch.last_offset < start:
-                    continue
-                if until is not None and batch.base_offset >= until:
-                    return
-                self._batch(segment, batch, start=start, until=until)
+            read_up_to = None  # the offset after the last whole batch: --until that reads up to damage
+            try:
+                for batch in read_metadata_log(segment if data is None else data):
+                    read_up_to = batch.last_offset + 1
+                    if batch.last_offset < start:
+                        continue
+                    if until is not None and batch.base_offset >= until:
+                        return
+                    self._batch(segment, batch, start=start, until=until)
+            except DecodeError as err:
+                if until is not None and read_up_to is not None and until <= read_up_to:
+                    return  # the damage lies after the offsets asked for
+                hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
+                raise in_file(segment, err, hint=hint) from None
 
     # ---------------------------------------------------------------------------- batches
 

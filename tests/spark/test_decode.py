@@ -492,8 +492,8 @@ def test_kwire_decode_command_writes_parquet_and_json(spark, log_dir, expected_r
     assert [line["record_type"] for line in lines] == ["SnapshotHeaderRecord", "FeatureLevelRecord", "SnapshotFooterRecord"]
 
     assert kwire_main(["decode", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
-    assert kwire_main(["decode", str(log_dir), "--out", str(out)]) == 2  # the output exists
-    assert "give a new directory or --mode overwrite" in capsys.readouterr().err
+    assert kwire_main(["decode", str(log_dir), "--out", str(out)]) == 1  # the output exists: refused
+    assert f"kwire decode: refused: {out} already exists (use --mode overwrite or --force" in capsys.readouterr().err
     # --mode overwrite replaces it: the bootstrap file's 3 records instead of the log's
     assert kwire_main(["decode", str(KRAFT_36 / "bootstrap.checkpoint"), "--out", str(out), "--mode", "overwrite",
                        "-q"]) == 0
