@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "--release-version/--feature writes (Kafka 4.2.1's rules): metadata.version, then every "
                     "other feature above level 0, each at its level named with --feature or its default "
                     "for that metadata.version.")
-    f.add_argument("--metadata-version", "--release-version", dest="metadata_version", metavar="MV",
+    f.add_argument("--metadata-version", "--release-version", "--metadata", dest="metadata_version", metavar="MV",
                    help="3.6-IV2, a release like 3.9 (its newest level), or a level like 21 "
                         "(default: the newest production level)")
     f.add_argument("--feature", action="append", type=feature_assignment, default=[], metavar="NAME=LEVEL",

@@ -1,0 +1,75 @@
+"""The example commands every ``kwire ... --help`` ends with, one to three per command.
+
+Kept in one table so that the test can check each parses (tests/cli/test_grammar.py) and every
+command has some; paths are those of an operator's machine, with a copy of the data directory.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "": ("kwire dump /tmp/kafka-copy/__cluster_metadata-0 | tail -n 3",
+         "kwire metadata image /tmp/kafka-copy",
+         "kwire generate --defs kwire:builtin --out mycodecs"),
+    "validate": ("kwire validate message_defs",
+                 "kwire validate kwire:builtin"),
+    "generate": ("kwire generate --defs kwire:builtin --out mycodecs",
+                 "kwire generate --defs message_defs --out generated --check"),
+    "check-compat": ("kwire check-compat git:v1.0:message_defs message_defs",
+                     "kwire check-compat old/FetchRequest.json new/FetchRequest.json --json"),
+    "dump": ("kwire dump /tmp/kafka-copy/__cluster_metadata-0/00000000000000000000.log",
+             "kwire dump -v /tmp/kafka-copy --json"),
+    "fuzz": ("kwire fuzz --messages FetchRequest --cases 200",
+             "kwire fuzz --cases 200 --report reports/fuzz --force",
+             "kwire fuzz --bytes --cases 10000 --target 'message:Fetch*'"),
+    "decode": ("kwire decode /tmp/kafka-copy --out /tmp/kafka-decoded",
+               "kwire decode /tmp/kafka-copy --out /tmp/kafka-decoded --format json --mode overwrite"),
+    "schemas": ("kwire schemas --out schemas --messages TopicRecord",),
+    "frame": ("kwire frame resp.bin --request req.bin",
+              "kwire frame req.bin --json"),
+    "storage": ("kwire storage format --metadata-version 3.9 --out /tmp/kafka-new/__cluster_metadata-0",),
+    "storage format": ("kwire storage format --metadata-version 3.9 --out /tmp/kafka-new --dry-run",
+                       "kwire storage format --release-version 4.0 --feature group.version=1 --out /tmp/kafka-new"),
+    "features": ("kwire features describe /tmp/kafka-copy",
+                 "kwire features downgrade /tmp/kafka-copy --metadata-version 3.6 --dry-run"),
+    "features describe": ("kwire features describe /tmp/kafka-copy --json",
+                          "kwire features describe --bootstrap-server localhost:9092"),
+    "features upgrade": ("kwire features upgrade /tmp/kafka-copy --metadata-version 3.9",
+                         "kwire features upgrade /tmp/kafka-copy --release-version 4.0 --dry-run"),
+    "features downgrade": ("kwire features downgrade /tmp/kafka-copy --metadata-version 3.6",
+                           "kwire features downgrade /tmp/kafka-copy --metadata-version 3.3 --unsafe --json"),
+    "features disable": ("kwire features disable /tmp/kafka-copy --feature group.version",),
+    "metadata": ("kwire metadata image /tmp/kafka-copy",
+                 "kwire metadata snapshot /tmp/kafka-copy --metadata-version 3.6 --dry-run"),
+    "metadata image": ("kwire metadata image /tmp/kafka-copy",
+                       "kwire metadata image /tmp/kafka-copy --until 7111 --json"),
+    "metadata snapshot": ("kwire metadata snapshot /tmp/kafka-copy --metadata-version 3.6 --dry-run",
+                          "kwire metadata snapshot /tmp/kafka-copy --metadata-version 3.6 --out /tmp/snapshots/"),
+    "metadata downgrade-matrix": ("kwire metadata downgrade-matrix /tmp/kafka-copy",
+                                  "kwire metadata downgrade-matrix /tmp/node-1 /tmp/node-2 --out matrix.json "
+                                  "--picture matrix.png"),
+}
+
+
+@functools.cache
+def _keeping_examples(base: type[argparse.HelpFormatter]) -> type[argparse.HelpFormatter]:
+    """``base`` (the parser's own formatter), but the examples paragraph keeps its line breaks."""
+
+    class ExampleFormatter(base):  # type: ignore[valid-type, misc]
+        def _fill_text(self, text: str, width: int, indent: str) -> str:
+            body, marker, examples = text.partition(_MARKER)
+            filled = super()._fill_text(body, width, indent) if body.strip() else ""
+            return filled + (("\n\n" if filled else "") + _MARKER.strip() + examples if marker else "")
+
+    return ExampleFormatter
+
+
+_MARKER = "\n\nexamples:"
+
+
+def add_examples(parser: argparse.ArgumentParser, command: str) -> None:
+    """End ``parser``'s help with the examples of ``command`` ("" for kwire itself, "metadata image")."""
+    lines = "\n".join(f"  {example}" for example in EXAMPLES[command])
+    parser.epilog = f"{parser.epilog or ''}{_MARKER}\n{lines}"
+    parser.formatter_class = _keeping_examples(parser.formatter_class)
