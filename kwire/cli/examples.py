@@ -6,7 +6,7 @@ command has some; paths are those of an operator's machine, with a copy of the d
 from __future__ import annotations
 
 import argparse
-import functools
+from typing import Any
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "": ("kwire dump /tmp/kafka-copy/__cluster_metadata-0 | tail -n 3",
@@ -52,9 +52,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
-@functools.cache
-def _keeping_examples(base: type[argparse.HelpFormatter]) -> type[argparse.HelpFormatter]:
-    """``base`` (the parser's own formatter), but the examples paragraph keeps its line breaks."""
+def _keeping_examples(base: Any) -> Any:
+    """``base`` (the parser's own formatter class), but the examples paragraph keeps its line breaks."""
+    if base in _FORMATTERS:
+        return _FORMATTERS[base]
 
     class ExampleFormatter(base):  # type: ignore[valid-type, misc]
         def _fill_text(self, text: str, width: int, indent: str) -> str:
@@ -62,9 +63,11 @@ def _keeping_examples(base: type[argparse.HelpFormatter]) -> type[argparse.HelpF
             filled = super()._fill_text(body, width, indent) if body.strip() else ""
             return filled + (("\n\n" if filled else "") + _MARKER.strip() + examples if marker else "")
 
+    _FORMATTERS[base] = ExampleFormatter
     return ExampleFormatter
 
 
+_FORMATTERS: dict[Any, Any] = {}
 _MARKER = "\n\nexamples:"
 
 

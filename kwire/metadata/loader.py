@@ -120,7 +120,7 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
     start = 0
     if candidates:
         snapshot_id, snapshot_path = candidates[-1]
-        loader.snapshot(snapshot_path)
+        loader.snapshot(snapshot_path, in_directory=True)
         start = snapshot_id.end_offset
     first = _base_offset(directory.segments[0]) if directory.segments else start
     if first > start and (until is None or until > start):
@@ -149,9 +149,9 @@ class _Loader:
 
     # ---------------------------------------------------------------------------- sources
 
-    def snapshot(self, path: Path, data: bytes | None = None) -> None:
+    def snapshot(self, path: Path, data: bytes | None = None, *, in_directory: bool = False) -> None:
         hint = ("--from-log replays the log without it, --until an offset below its end replays an older "
-                "snapshot" if data is None else None)
+                "snapshot" if in_directory else None)
         try:
             batches = list(read_metadata_log(path if data is None else data))
             check_snapshot_structure(batches)
