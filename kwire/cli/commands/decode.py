@@ -4,8 +4,8 @@ One row per record (see :mod:`kwire.spark.schemas`); KRaft metadata and coordina
 get their decoded records. Runs on ``local[*]`` unless ``--master`` or ``$SPARK_MASTER`` says
 otherwise; progress goes to stderr.
 
-Exit codes: 0 written, 1 the input could not be decoded or --out exists (without ``--mode
-overwrite``), 2 bad usage, a missing path, or no Spark.
+Exit codes: 0 written, 1 refused: --out exists (without ``--mode overwrite``), 2 input that does not
+decode (without ``--skip-undecodable``), bad usage, a missing path, or no Spark.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Read partition log segments, KRaft metadata logs and snapshots, coordinator logs or "
                     "files of record batches (a file, or a directory walked recursively) on Spark and "
                     "write one row per record.",
-        epilog="Exit status: 0 written, 1 input that does not decode or an --out that exists, 2 bad usage.")
+        epilog="Exit status: 0 written, 1 an --out that exists (refused), 2 input that does not decode or bad usage.")
     p.add_argument("path", metavar="PATH",
                    help="a log file or a directory such as a broker's log.dirs; or a URI pyarrow.fs opens "
                         "(s3://bucket/prefix, gs://..., hdfs://...; S3 configured by the AWS_* variables)")
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire decode: {args.path}: {spark_error_text(exc)}", file=sys.stderr)
         print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
               file=sys.stderr)
-        return 1
+        return 2  # damaged input is unusable input, as in kwire metadata image
     if not args.quiet:
         print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: {summary}")
     return 0
