@@ -66,6 +66,17 @@ def test_force_replaces_it_and_says_the_node_will_load_it(node_361, capsys):
     assert sorted(p.name for p in log_dir.iterdir()) == sorted(files_of(KRAFT_361 / METADATA))  # no temporary left
 
 
+def test_an_older_snapshot_written_beside_the_nodes_says_which_one_a_node_loads(node_361, capsys):
+    log_dir = node_361 / METADATA
+    assert kwire_main(["metadata", "snapshot", str(node_361), "--until", "5000", "--from-log", "--out",
+                       str(log_dir) + "/", "-q"]) == 0
+    written = sorted(set(files_of(log_dir)) - set(files_of(KRAFT_361 / METADATA)))
+    assert len(written) == 1 and written[0] < SNAPSHOT_7111
+    assert capsys.readouterr().err == (f"kwire metadata snapshot: note: {log_dir} holds a metadata log: a node "
+                                       f"started on this directory loads its newest snapshot, {SNAPSHOT_7111}, "
+                                       f"not {written[0]}\n")
+
+
 def test_a_snapshot_written_elsewhere_says_nothing_about_loading(node_390, tmp_path, capsys):
     out = tmp_path / "elsewhere"
     assert kwire_main(["metadata", "snapshot", str(node_390), "--out", str(out) + "/"]) == 0

@@ -181,9 +181,9 @@ def run_snapshot(args: argparse.Namespace) -> int:
             return 1
         except OSError as err:
             return _error("snapshot", f"{target}: {err.strerror}")
-        if _holds_metadata_log(target.parent, besides=target):
-            print(f"kwire metadata snapshot: note: {target.parent} holds a metadata log: a node started on this "
-                  f"directory will load {target.name}", file=sys.stderr)
+        note = _what_a_node_loads(target)
+        if note:
+            print(f"kwire metadata snapshot: note: {note}", file=sys.stderr)
     outcome = {
         "source": str(loaded.source),
         "snapshot": str(loaded.snapshot) if loaded.snapshot else None,
@@ -205,12 +205,21 @@ def run_snapshot(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
-def _holds_metadata_log(directory: Path, *, besides: Path) -> bool:
-    """Whether ``directory`` holds segments or snapshots of a metadata log (other than ``besides``)."""
+def _what_a_node_loads(written: Path) -> str | None:
+    """What a node started on the directory ``written`` went into would make of it, when that
+    directory holds a metadata log (segments or other snapshots); None otherwise."""
     from kwire.logs.metadata_log import parse_snapshot_file_name
 
-    return any(p != besides and (p.suffix == ".log" or parse_snapshot_file_name(p.name))
-               for p in directory.iterdir())
+    directory = written.parent
+    others = [p for p in directory.iterdir() if p != written and (p.suffix == ".log" or parse_snapshot_file_name(p.name))]
+    if not others:
+        return None
+    snapshots = [(parse_snapshot_file_name(p.name), p.name) for p in [written, *others] if parse_snapshot_file_name(p.name)]
+    newest = max(snapshots)[1] if snapshots else written.name
+    if newest == written.name:
+        return f"{directory} holds a metadata log: a node started on this directory will load {written.name}"
+    return (f"{directory} holds a metadata log: a node started on this directory loads its newest snapshot, "
+            f"{newest}, not {written.name}")
 
 
 def _print_snapshot(outcome: dict[str, Any], args: argparse.Namespace) -> None:
