@@ -70,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
     files = render_all(messages)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"kwire generate: {out} is a file: --out names the package directory to write", file=sys.stderr)
+        return 2
     if args.check:
         stale = stale_files(files, out)
         for name in stale:
@@ -83,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire generate: refused: {err.path} exists and kwire did not generate it "
               f"(use --force to replace it)", file=sys.stderr)
         return 1
+    except OSError as err:  # --out is a file, or not writable
+        print(f"kwire generate: cannot write {err.filename or out}: {err.strerror or err}", file=sys.stderr)
+        return 2
     if not args.quiet:
         print(f"{plural(len(messages), 'definition')} -> {out}: {plural(len(changed), 'file')} written or removed")
         if args.verbose:
