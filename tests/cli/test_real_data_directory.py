@@ -118,6 +118,9 @@ def test_downgrade_matrix_refuses_to_replace_its_report(node_390, tmp_path, caps
     assert report.read_text() == "keep me"
     assert kwire_main(["metadata", "downgrade-matrix", str(node_390), "--out", str(report), "--force", "-q"]) == 0
     assert json.loads(report.read_text())["images"][0]["metadataVersion"]["name"] == "3.9-IV0"
+    (tmp_path / "a-file").write_text("mine")
+    assert kwire_main(["metadata", "downgrade-matrix", str(node_390), "--out", str(tmp_path / "a-file" / "m.json")]) == 2
+    assert capsys.readouterr().err.startswith(f"kwire metadata downgrade-matrix: cannot write {tmp_path / 'a-file'}")
 
 
 def test_generate_refuses_to_replace_a_file_it_did_not_write(tmp_path, capsys):

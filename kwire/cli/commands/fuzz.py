@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
+from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int, write_failed
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
 from kwire.wire.files import ExistingFileError, refuse_existing
@@ -108,13 +108,19 @@ def _run_sweep(args: argparse.Namespace) -> int:
     if args.report:
         if no_pictures:
             print(f"kwire fuzz: report without pictures: {no_pictures}", file=sys.stderr)
-        written = write_report(result, args.report, pictures=not no_pictures, force=args.force)
+        try:
+            written = write_report(result, args.report, pictures=not no_pictures, force=args.force)
+        except OSError as err:
+            return write_failed("kwire fuzz", err)
         if not args.quiet:
             print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}")
     if parquet:
         from kwire.spark.fuzz import write_results_parquet
 
-        write_results_parquet(result, parquet, force=args.force)
+        try:
+            write_results_parquet(result, parquet, force=args.force)
+        except OSError as err:
+            return write_failed("kwire fuzz", err)
         if not args.quiet:
             print(f"results table: {parquet}")
     return 0 if result["summary"]["passed"] else 1

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural
+from kwire.cli.commands import missing_extra, non_negative_int, plural, write_failed
 from kwire.wire.errors import KwireError
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
@@ -279,12 +279,15 @@ def run_matrix(args: argparse.Namespace) -> int:
             report = downgrade_matrix(args.paths, until=args.until, release=args.release)
     except (KwireError, OSError) as err:
         return _error("downgrade-matrix", err)
-    if args.out:
-        atomic_write(args.out, json.dumps(report, indent=1) + "\n", force=args.force)
-    if args.picture:
-        from kwire.metadata.matrix_picture import draw_matrix
+    try:
+        if args.out:
+            atomic_write(args.out, json.dumps(report, indent=1) + "\n", force=args.force)
+        if args.picture:
+            from kwire.metadata.matrix_picture import draw_matrix
 
-        draw_matrix(report, args.picture, force=args.force)
+            draw_matrix(report, args.picture, force=args.force)
+    except OSError as err:
+        return write_failed("kwire metadata downgrade-matrix", err)
     for row in report["images"]:
         if "error" in row:
             print(f"kwire metadata downgrade-matrix: {row['error']}", file=sys.stderr)

@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from kwire.cli.commands import write_failed
 from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 
@@ -60,8 +61,11 @@ def run(args: argparse.Namespace) -> int:
     except ExistingFileError as err:
         print(f"kwire schemas: refused: {err}", file=sys.stderr)
         return 1
-    for path, content in files.items():
-        atomic_write(path, content, force=args.force)
+    try:
+        for path, content in files.items():
+            atomic_write(path, content, force=args.force)
+    except OSError as err:
+        return write_failed("kwire schemas", err)
     if not args.quiet:
         print(f"{len(files) // 2} schemas of {len(names)} messages written to {args.out}")
     return 0
