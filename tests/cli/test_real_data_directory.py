@@ -98,6 +98,19 @@ def test_a_write_failing_half_way_leaves_the_old_snapshot(node_361, monkeypatch,
     assert files_of(log_dir) == before
 
 
+def test_an_interrupt_half_way_leaves_the_old_snapshot(node_361, monkeypatch, capsys):
+    log_dir = node_361 / METADATA
+    before = files_of(log_dir)
+
+    def interrupted(descriptor):  # Ctrl-C after the data went to the temporary file, before the rename
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(kwire.wire.files.os, "fsync", interrupted)
+    assert kwire_main(["metadata", "snapshot", str(node_361), "--until", "7111", "--out", str(log_dir) + "/",
+                       "--force"]) == 130
+    assert files_of(log_dir) == before
+
+
 def test_storage_format_refuses_the_nodes_bootstrap_and_writes_atomically(node_361, monkeypatch, capsys):
     before = files_of(node_361)
     assert kwire_main(["storage", "format", "--metadata-version", "3.6", "--out", str(node_361)]) == 1
