@@ -3,12 +3,14 @@
 - ``kwire metadata image PATH [--until OFFSET] [--json]``: replay a metadata log directory (or a
   snapshot or segment) into Kafka's image and show it;
 - ``kwire metadata snapshot PATH --out FILE [--metadata-version MV] [--release R] [--unsafe]
-  [--dry-run] [--json]``: write the image as a snapshot at a metadata.version, as Kafka's image
-  writer would; a write that loses metadata is refused unless ``--unsafe``;
+  [--force] [--dry-run] [--json]``: write the image as a snapshot at a metadata.version, as Kafka's
+  image writer would; a write that loses metadata is refused unless ``--unsafe``, one that would
+  replace a file unless ``--force``;
 - ``kwire metadata downgrade-matrix PATH... [--spark] [--json] [--out FILE] [--picture PNG] [--force]``: for every
   image and every metadata.version below its own, whether a downgrade is lossless, lossy or refused.
 
-Exit codes: 0 done, 1 refused (a lossy write without --unsafe), 2 bad usage or unreadable input.
+Exit codes: 0 done, 1 refused (a lossy write without --unsafe, a file that exists without
+--force), 2 bad usage or unusable input (unreadable, damaged, empty).
 """
 from __future__ import annotations
 
@@ -50,8 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "record versions that level writes and without the records it cannot hold, as Kafka's "
                     "image writer does. A write that loses metadata is refused (exit 1) unless --unsafe; "
                     "every loss is listed in Kafka's words.",
-        epilog="Exit status: 0 written (or, with --dry-run, writable), 1 refused because it loses metadata, "
-               "2 bad usage or unreadable input.")
+        epilog="Exit status: 0 written (or, with --dry-run, writable), 1 refused because it loses metadata or "
+               "--out exists (--force replaces it), 2 bad usage or unreadable input.")
     _source_arguments(snap)
     snap.add_argument("--out", metavar="FILE",
                       help="the snapshot file to write (a directory, or a name ending in /: written there under "
