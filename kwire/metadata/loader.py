@@ -14,7 +14,7 @@ VotersRecord (in the log or in a snapshot's header batch).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -120,7 +120,7 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
     start = 0
     if candidates:
         snapshot_id, snapshot_path = candidates[-1]
-        loader.snapshot(snapshot_path, in_directory=True)
+        loader.snapshot(snapshot_path)
         start = snapshot_id.end_offset
     first = _base_offset(directory.segments[0]) if directory.segments else start
     if first > start and (until is None or until > start):
@@ -131,6 +131,22 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
                 if i + 1 == len(directory.segments) or _base_offset(directory.segments[i + 1]) > start]
     loader.log(segments, start=start)
     return loader.finish()
+
+
+def _batches(segment: Path, data: bytes | None = None, *, stop_before: int | None = None) -> Iterator[LogBatch]:
+    """The batches of a log segment (``data``: its bytes). Damage is an error naming the file, the
+    byte offset and the ``--until`` that reads up to it, unless it lies at or after ``stop_before``
+    (offsets nobody asked for)."""
+    read_up_to = None  # the offset after the last whole batch
+    try:
+        for batch in read_metadata_log(segment if data is None else data):
+            read_up_to = batch.last_offset + 1
+            yield batch
+    except DecodeError as err:
+        if stop_before is not None and read_up_to is not None and stop_before <= read_up_to:
+            return
+        hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
+        raise in_file(segment, err, hint=hint) from None
 
 
 def _base_offset(segment: Path) -> int:
@@ -149,7 +165,8 @@ class _Loader:
 
     # ---------------------------------------------------------------------------- sources
 
-    def snapshot(self, path: Path, data: bytes | None = None, *, in_directory: bool = False) -> None:
+    def snapshot(self, path: Path, data: bytes | None = None) -> None:
+        in_directory = data is None and path != self.result.source  # a log to fall back on
         hint = ("--from-log replays the log without it, --until an offset below its end replays an older "
                 "snapshot" if in_directory else None)
         try:
@@ -173,20 +190,12 @@ class _Loader:
         until = self.result.until
         for segment in segments:
             self.result.files.append(segment)
-            read_up_to = None  # the offset after the last whole batch: --until that reads up to damage
-            try:
-                for batch in read_metadata_log(segment if data is None else data):
-                    read_up_to = batch.last_offset + 1
-                    if batch.last_offset < start:
-                        continue
-                    if until is not None and batch.base_offset >= until:
-                        return
-                    self._batch(segment, batch, start=start, until=until)
-            except DecodeError as err:
-                if until is not None and read_up_to is not None and until <= read_up_to:
-                    return  # the damage lies after the offsets asked for
-                hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
-                raise in_file(segment, err, hint=hint) from None
+            for batch in _batches(segment, data, stop_before=until):
+                if batch.last_offset < start:
+                    continue
+                if until is not None and batch.base_offset >= until:
+                    return
+                self._batch(segment, batch, start=start, until=until)
 
     # ---------------------------------------------------------------------------- batches
 
