@@ -133,22 +133,6 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
     return loader.finish()
 
 
-def _batches(segment: Path, data: bytes | None = None, *, stop_before: int | None = None) -> Iterator[LogBatch]:
-    """The batches of a log segment (``data``: its bytes). Damage is an error naming the file, the
-    byte offset and the ``--until`` that reads up to it, unless it lies at or after ``stop_before``
-    (offsets nobody asked for)."""
-    read_up_to = None  # the offset after the last whole batch
-    try:
-        for batch in read_metadata_log(segment if data is None else data):
-            read_up_to = batch.last_offset + 1
-            yield batch
-    except DecodeError as err:
-        if stop_before is not None and read_up_to is not None and stop_before <= read_up_to:
-            return
-        hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
-        raise in_file(segment, err, hint=hint) from None
-
-
 def _base_offset(segment: Path) -> int:
     return int(segment.name.split(".")[0])
 
@@ -281,3 +265,19 @@ class _Loader:
             self.result.open_transaction = self.pending_start
             self.result.image.provenance = self.before_transaction
         return self.result
+
+
+def _batches(segment: Path, data: bytes | None = None, *, stop_before: int | None = None) -> Iterator[LogBatch]:
+    """The batches of a log segment (``data``: its bytes). Damage is an error naming the file, the
+    byte offset and the ``--until`` that reads up to it, unless it lies at or after ``stop_before``
+    (offsets nobody asked for)."""
+    read_up_to = None  # the offset after the last whole batch
+    try:
+        for batch in read_metadata_log(segment if data is None else data):
+            read_up_to = batch.last_offset + 1
+            yield batch
+    except DecodeError as err:
+        if stop_before is not None and read_up_to is not None and stop_before <= read_up_to:
+            return
+        hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
+        raise in_file(segment, err, hint=hint) from None
