@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int, write_failed
+from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
+from kwire.cli.commands import write_failed
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
 from kwire.wire.files import ExistingFileError, refuse_existing
@@ -76,11 +77,12 @@ def _run_sweep(args: argparse.Namespace) -> int:
     if missing:
         print(f"kwire fuzz: {missing}", file=sys.stderr)
         return 2
-    no_pictures = missing_extra("report", "matplotlib") if args.report else None
-    parquet = args.parquet or (args.report / "results.parquet" if on_spark and args.report else None)
-    targets = report_files(args.report, names, pictures=not no_pictures) if args.report else []
+    targets = report_files(args.report, names, pictures=not missing_extra("report", "matplotlib")) \
+        if args.report else []
+    if args.parquet or (on_spark and args.report):
+        targets.append(args.parquet or args.report / "results.parquet")
     try:  # before the run, not after it: a refusal costs nothing and writes nothing
-        for target in [*targets, *([parquet] if parquet else [])]:
+        for target in targets:
             refuse_existing(target, force=args.force)
     except ExistingFileError as err:
         print(f"kwire fuzz: refused: {err}", file=sys.stderr)
@@ -106,6 +108,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
               f"{summary['failed_cases']} failing cases, {summary['contradictions']} contradictions, "
               f"{summary['unshown_fields']} unshown fields")
     if args.report:
+        no_pictures = missing_extra("report", "matplotlib")
         if no_pictures:
             print(f"kwire fuzz: report without pictures: {no_pictures}", file=sys.stderr)
         try:
@@ -114,6 +117,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
             return write_failed("kwire fuzz", err)
         if not args.quiet:
             print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}")
+    parquet = args.parquet or (args.report / "results.parquet" if on_spark and args.report else None)
     if parquet:
         from kwire.spark.fuzz import write_results_parquet
 
