@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TextIO
 
 from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
-from kwire.cli.commands import write_failed
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
 from kwire.wire.files import ExistingFileError, refuse_existing
+from kwire.cli.commands import write_failed
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
 
 
