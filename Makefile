@@ -27,7 +27,7 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 run: $(RUN_STAMP)
 	$(BIN)/kwire generate --defs message_defs --out generated
 	$(BIN)/kwire validate message_defs
-	$(BIN)/kwire fuzz --cases 200 --report reports/fuzz
+	$(BIN)/kwire fuzz --cases 200 --report reports/fuzz --force
 	rm -rf build/sample-data && $(BIN)/python examples/sample_data.py build/sample-data
 	mkdir -p reports && $(BIN)/kwire dump build/sample-data > reports/sample-dump.txt
 	$(BIN)/kwire decode build/sample-data --out reports/sample-decoded --format json --mode overwrite

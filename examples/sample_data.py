@@ -13,6 +13,7 @@ import sys
 import uuid
 from pathlib import Path
 
+from kwire.wire.files import atomic_write
 from kwire.generated import (
     ConfigRecord, FeatureLevelRecord, LeaderChangeMessage, PartitionRecord, RegisterBrokerRecord, TopicRecord,
 )
@@ -43,7 +44,7 @@ def write_metadata_log(directory: Path) -> Path:
                 MetadataRecord(ConfigRecord(resource_type=2, resource_name="orders", name="retention.ms",
                                             value="604800000"), 0)],
                timestamp=START_MS + 30, leader_epoch=1)
-    return log.write_segment(directory)
+    return log.write_segment(directory, force=True)  # the example's own output, written again each run
 
 
 def write_partition(directory: Path) -> Path:
@@ -62,9 +63,7 @@ def write_partition(directory: Path) -> Path:
     batches.append(txn.build())
     batches.append(build_end_transaction_batch(base_offset=offset + 1, producer_id=4000, producer_epoch=0,
                                                committed=True, coordinator_epoch=0, timestamp=START_MS + offset + 1))
-    path = directory / segment_file_name(0)
-    path.write_bytes(b"".join(batches))
-    return path
+    return atomic_write(directory / segment_file_name(0), b"".join(batches), force=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,8 @@
 """The ``kwire`` command line: one sub-command per job, each in its own module.
 
-Exit codes follow one convention everywhere: 0 success, 1 findings/failures, 2 bad usage or
-unreadable input.
+Exit codes follow one convention everywhere: 0 success, 1 findings, failures or a refusal (a file
+that exists, a lossy write), 2 bad usage or unusable input (unreadable, damaged, empty). Every
+``--help`` ends with example commands (:mod:`kwire.cli.examples`).
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import importlib
 import sys
 
 import kwire
+from kwire.cli.examples import add_examples
 
 # sub-command name -> module with ``register(subparsers)``; modules load lazily so that
 # `kwire --help` stays fast and a missing optional dependency only affects its command.
@@ -41,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
+    add_examples(parser, "")
+    for name, command in sub.choices.items():
+        add_examples(command, name)
+        for nested_name, nested in _nested_by_name(command):
+            add_examples(nested, f"{name} {nested_name}")
     for command in sub.choices.values():  # -q/-v also work after the sub-command (and its own sub-commands)
         for each in (command, *_nested(command)):
             group = each.add_mutually_exclusive_group()
@@ -52,8 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _nested(command: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
     """The sub-commands of a sub-command (``kwire storage format``)."""
-    return [choice for action in command._actions if isinstance(action, argparse._SubParsersAction)
-            for choice in action.choices.values()]
+    return [choice for _, choice in _nested_by_name(command)]
+
+
+def _nested_by_name(command: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    return [(name, choice) for action in command._actions if isinstance(action, argparse._SubParsersAction)
+            for name, choice in action.choices.items()]
 
 
 def main(argv: list[str] | None = None) -> int:

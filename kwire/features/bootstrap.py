@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kwire.wire.files import atomic_write
 from kwire.logs.metadata_log import (
     BOOTSTRAP_FILE_NAME,
     MetadataLogWriter,
@@ -172,15 +173,10 @@ def format_bootstrap(
     return levels, bootstrap_snapshot(bootstrap_records(levels), timestamp=timestamp)
 
 
-def write_bootstrap(directory: str | os.PathLike, snapshot: MetadataSnapshot) -> Path:
-    """Write ``bootstrap.checkpoint`` into ``directory`` (created if missing) through a temporary file."""
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / BOOTSTRAP_FILE_NAME
-    temporary = target / (BOOTSTRAP_FILE_NAME + ".tmp")
-    temporary.write_bytes(snapshot.encode())
-    os.replace(temporary, path)
-    return path
+def write_bootstrap(directory: str | os.PathLike, snapshot: MetadataSnapshot, *, force: bool = False) -> Path:
+    """Write ``bootstrap.checkpoint`` into ``directory`` (created if missing) atomically
+    (:mod:`kwire.wire.files`); an existing one is replaced only with ``force``."""
+    return atomic_write(Path(directory) / BOOTSTRAP_FILE_NAME, snapshot.encode(), force=force)
 
 
 def read_bootstrap(source: Any) -> BootstrapMetadata:

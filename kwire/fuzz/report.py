@@ -6,8 +6,11 @@ Agg backend so no display is needed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from kwire.wire.files import atomic_output, atomic_write
 
 from .matrix import OUTCOMES
 
@@ -51,8 +54,8 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_json(result: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+def write_json(result: dict[str, Any], path: Path, *, force: bool = False) -> None:
+    atomic_write(path, json.dumps(result, indent=1, sort_keys=True) + "\n", force=force)
 
 
 def markdown(result: dict[str, Any], pictures: dict[str, str] | None = None) -> str:
@@ -140,11 +143,12 @@ def _cell_notes(message: dict[str, Any]) -> list[str]:
     return ([""] + notes) if notes else []
 
 
-def write_markdown(result: dict[str, Any], path: Path, pictures: dict[str, str] | None = None) -> None:
-    path.write_text(markdown(result, pictures), encoding="utf-8")
+def write_markdown(result: dict[str, Any], path: Path, pictures: dict[str, str] | None = None, *,
+                   force: bool = False) -> None:
+    atomic_write(path, markdown(result, pictures), force=force)
 
 
-def draw_matrix(message_name: str, message: dict[str, Any], path: Path) -> None:
+def draw_matrix(message_name: str, message: dict[str, Any], path: Path, *, force: bool = False) -> None:
     """A versions x versions heatmap of one message's cells, coloured by outcome."""
     import matplotlib
 
@@ -177,7 +181,8 @@ def draw_matrix(message_name: str, message: dict[str, Any], path: Path) -> None:
     handles = [Patch(color=COLORS[o], label=o) for o in OUTCOMES]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic_output(path, force=force) as out:
+        fig.savefig(out, format="png", dpi=110)
     plt.close(fig)
 
 
@@ -189,17 +194,22 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun if n == 1 else noun + 's'}"
 
 
-def write_report(result: dict[str, Any], directory: Path, *, pictures: bool = True) -> list[Path]:
+def report_files(directory: Path, messages: Iterable[str], *, pictures: bool = True) -> list[Path]:
+    """The files :func:`write_report` writes into ``directory`` for these messages."""
+    return [directory / "report.json", directory / "report.md",
+            *(directory / picture_name(name) for name in messages if pictures)]
+
+
+def write_report(result: dict[str, Any], directory: Path, *, pictures: bool = True, force: bool = False) -> list[Path]:
     """report.json, report.md and (with ``pictures``, which need matplotlib) one PNG per message in
-    ``directory``; returns what was written."""
-    directory.mkdir(parents=True, exist_ok=True)
-    write_json(result, directory / "report.json")  # first: the data survives whatever drawing does
+    ``directory``; returns what was written. Existing files are replaced only with ``force``."""
+    write_json(result, directory / "report.json", force=force)  # first: the data survives whatever drawing does
     drawn = []
     names = {}
     for name, message in result["messages"].items() if pictures else ():
         target = directory / picture_name(name)
-        draw_matrix(name, message, target)
+        draw_matrix(name, message, target, force=force)
         names[name] = target.name
         drawn.append(target)
-    write_markdown(result, directory / "report.md", names)
+    write_markdown(result, directory / "report.md", names, force=force)
     return [directory / "report.json", directory / "report.md", *drawn]

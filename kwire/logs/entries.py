@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kwire.wire.files import atomic_write
 from kwire.wire.errors import DecodeError, EncodeError
 from kwire.records import (
     Codec,
@@ -226,7 +227,6 @@ class SegmentWriter:
     def encode(self) -> bytes:
         return b"".join(batch.encode() for batch in self.batches)
 
-    def write_segment(self, directory: str | os.PathLike) -> Path:
-        path = Path(directory) / segment_file_name(self.base_offset)
-        path.write_bytes(self.encode())
-        return path
+    def write_segment(self, directory: str | os.PathLike, *, force: bool = False) -> Path:
+        """Write ``<20-digit base offset>.log`` into ``directory`` atomically; an existing one only with ``force``."""
+        return atomic_write(Path(directory) / segment_file_name(self.base_offset), self.encode(), force=force)

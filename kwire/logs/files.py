@@ -101,3 +101,43 @@ def kafka_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
             if kind is not None:
                 found.append((Path(directory) / name, kind))
     yield from sorted(found)
+
+
+#: Files Kafka keeps in a data directory that hold no record batches, and what each is (so that
+#: ``kwire dump -v`` can say why it passed over them).
+STANDARD_FILES = {
+    "meta.properties": "properties file of the node's identity (node.id, cluster.id, directory.id)",
+    "leader-epoch-checkpoint": "text checkpoint of the partition's leader epochs and the offsets they start at",
+    "partition.metadata": "file naming the partition's topic id",
+    "recovery-point-offset-checkpoint": "text checkpoint of the offset each partition is flushed to",
+    "replication-offset-checkpoint": "text checkpoint of each partition's high watermark",
+    "log-start-offset-checkpoint": "text checkpoint of each partition's log start offset",
+    "cleaner-offset-checkpoint": "text checkpoint of how far the log cleaner has compacted each partition",
+    ".lock": "lock file a running node holds on the directory",
+    ".kafka_cleanshutdown": "marker of a clean shutdown",
+}
+#: Suffixes Kafka gives a segment's files while it deletes, cleans or swaps them.
+TRANSIENT_SUFFIXES = {".deleted": "scheduled for deletion", ".cleaned": "being written by the log cleaner",
+                      ".swap": "being swapped in by the log cleaner"}
+
+
+def skipped_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
+    """``(path, why)`` of every file under the directory ``root`` that :func:`kafka_files` passes over."""
+    root = Path(root)
+    if not root.is_dir():
+        return
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        for name in sorted(names):
+            if kind_by_name(name) is not None and not name.startswith("."):
+                continue
+            suffix = os.path.splitext(name)[1]
+            if name in STANDARD_FILES:
+                why = f"Kafka's {STANDARD_FILES[name]}; it holds no record batches"
+            elif suffix in TRANSIENT_SUFFIXES:
+                why = f"a segment file {TRANSIENT_SUFFIXES[suffix]} (Kafka does not read it as the log)"
+            elif name.startswith("."):
+                why = "a hidden file"
+            else:
+                why = "not a file Kafka writes in a data directory (judged by its name)"
+            yield Path(directory) / name, why

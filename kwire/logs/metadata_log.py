@@ -35,9 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from kwire.wire.errors import DecodeError, EncodeError
+from kwire.logs.damage import incomplete_tail
 from kwire.logs.entries import ControlRecord, LogBatch, LogEntry, SegmentWriter
 from kwire.logs.logdir import parse_segment_file_name
 from kwire.records import BatchReader, Codec, ControlRecordType, FileBatchReader, Record
+from kwire.wire.files import atomic_write
 from kwire.wire.primitives import INT16_MAX, read_uvarint, uvarint
 
 FRAME_VERSION = 1
@@ -197,13 +199,14 @@ def read_metadata_log(source: Any, *, strict: bool = False, allow_truncated: boo
     """Every batch of a segment, snapshot or buffer of the metadata log, decoded.
 
     ``source`` is a path, a binary file object, or bytes. An incomplete batch at the end (a crash
-    mid-write) is a DecodeError unless ``allow_truncated``.
+    mid-write) is a DecodeError unless ``allow_truncated``; bytes whose header cannot start a
+    batch (an impossible length, a magic byte Kafka never writes) are a CorruptRecordError.
     """
     reader = BatchReader(source) if isinstance(source, (bytes, bytearray, memoryview)) else FileBatchReader(source)
     for batch in reader:
         yield decode_metadata_batch(batch, strict=strict)
     if reader.truncated_at is not None and not allow_truncated:
-        raise DecodeError("the last batch is incomplete", offset=reader.truncated_at)
+        raise incomplete_tail(source, reader.truncated_at)
 
 
 class MetadataLogWriter(SegmentWriter):
@@ -286,12 +289,11 @@ class MetadataSnapshot:
     def encode(self) -> bytes:
         return b"".join(batch.encode() for batch in self.batches)
 
-    def write(self, directory: str | os.PathLike) -> Path:
-        """Write to ``directory`` under its id's name (``bootstrap.checkpoint`` when it has none)."""
+    def write(self, directory: str | os.PathLike, *, force: bool = False) -> Path:
+        """Write to ``directory`` under its id's name (``bootstrap.checkpoint`` when it has none),
+        atomically; an existing file is replaced only with ``force``."""
         name = self.snapshot_id.file_name() if self.snapshot_id else BOOTSTRAP_FILE_NAME
-        path = Path(directory) / name
-        path.write_bytes(self.encode())
-        return path
+        return atomic_write(Path(directory) / name, self.encode(), force=force)
 
 
 def check_snapshot_structure(batches: list[LogBatch]) -> None:
@@ -397,8 +399,9 @@ def read_quorum_state(path: str | os.PathLike) -> QuorumState:
     return parse_quorum_state(Path(path).read_bytes())
 
 
-def write_quorum_state(path: str | os.PathLike, state: QuorumState) -> None:
-    Path(path).write_text(state.to_json(), encoding="utf-8")
+def write_quorum_state(path: str | os.PathLike, state: QuorumState, *, force: bool = False) -> None:
+    """Write ``quorum-state`` atomically; an existing one is replaced only with ``force``."""
+    atomic_write(path, state.to_json(), force=force)
 
 
 # ------------------------------------------------------------------------------------ directory

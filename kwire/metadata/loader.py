@@ -17,12 +17,13 @@ the log's (its LeaderChangeMessage cleaned away) is taken as the current leader.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from kwire.wire.errors import DecodeError, KwireError
+from kwire.logs.damage import in_file
 from kwire.logs.entries import ControlRecord, LogBatch
 from kwire.logs.files import kind_by_content, kind_by_name
 from kwire.logs.metadata_log import (
@@ -75,7 +76,7 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
         if not any(parse_snapshot_file_name(p.name) or p.suffix == ".log" for p in root.iterdir()) \
                 and (root / METADATA_DIRECTORY).is_dir():
             root = root / METADATA_DIRECTORY
-        return _load_directory(root, until, use_snapshots, known_metadata_version)
+        return _found_records(_load_directory(root, until, use_snapshots, known_metadata_version))
     if not root.is_file():
         raise KwireError(f"{root}: no such file or directory")
     kind = kind_by_name(root.name) or kind_by_content(root)
@@ -86,7 +87,18 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
         loader.log([root])
     else:
         raise KwireError(f"{root}: not a metadata log directory, snapshot or log segment")
-    return loader.finish()
+    return _found_records(loader.finish())
+
+
+def _found_records(loaded: LoadedImage) -> LoadedImage:
+    """``loaded``, unless it replayed no metadata record: an image of nothing is no answer (an empty
+    segment, a directory of empty files, an --until before the first record)."""
+    if loaded.records:
+        return loaded
+    read = ", ".join(f"{p.name} ({p.stat().st_size} bytes)" for p in loaded.files if p.exists()) or "no file"
+    below = f" below offset {loaded.until}" if loaded.until is not None else ""
+    raise KwireError(f"{loaded.source}: no metadata records{below}: looked for record batches of the metadata "
+                     f"log in {read}")
 
 
 def load_image_bytes(data: bytes, *, snapshot: bool, name: str = "<bytes>") -> LoadedImage:
@@ -158,11 +170,14 @@ class _Loader:
     # ---------------------------------------------------------------------------- sources
 
     def snapshot(self, path: Path, data: bytes | None = None) -> None:
-        batches = list(read_metadata_log(path if data is None else data))
+        in_directory = data is None and path != self.result.source  # a log to fall back on
+        hint = ("--from-log replays the log without it, --until an offset below its end replays an older "
+                "snapshot" if in_directory else None)
         try:
+            batches = list(read_metadata_log(path if data is None else data))
             check_snapshot_structure(batches)
         except DecodeError as err:
-            raise DecodeError(f"{path}: {err.reason}") from None
+            raise in_file(path, err, hint=hint) from None
         self.result.snapshot = path
         self.result.files.append(path)
         snapshot_id = parse_snapshot_file_name(path.name) or SnapshotId(0, 0)
@@ -179,7 +194,7 @@ class _Loader:
         until = self.result.until
         for segment in segments:
             self.result.files.append(segment)
-            for batch in read_metadata_log(segment if data is None else data):
+            for batch in _batches(segment, data, stop_before=until):
                 if batch.last_offset < start:
                     continue
                 if until is not None and batch.base_offset >= until:
@@ -281,3 +296,19 @@ class _Loader:
             self.result.open_transaction = self.pending_start
             self.result.image.provenance = self.before_transaction
         return self.result
+
+
+def _batches(segment: Path, data: bytes | None = None, *, stop_before: int | None = None) -> Iterator[LogBatch]:
+    """The batches of a log segment (``data``: its bytes). Damage is an error naming the file, the
+    byte offset and the ``--until`` that reads up to it, unless it lies at or after ``stop_before``
+    (offsets nobody asked for)."""
+    read_up_to = None  # the offset after the last whole batch
+    try:
+        for batch in read_metadata_log(segment if data is None else data):
+            read_up_to = batch.last_offset + 1
+            yield batch
+    except DecodeError as err:
+        if stop_before is not None and read_up_to is not None and stop_before <= read_up_to:
+            return
+        hint = f"--until {read_up_to} reads the log up to the damage" if read_up_to and data is None else None
+        raise in_file(segment, err, hint=hint) from None

@@ -16,7 +16,7 @@ refuse levels that release no longer runs and levels a registered node does not 
 
 :func:`image_row` computes one image's row from its path alone, so the same function serves the
 local run and one Spark task per image (:mod:`kwire.spark.downgrade`); :func:`downgrade_matrix`
-puts rows together into the report ``kwire metadata downgrade-matrix --json`` writes.
+puts rows together into the report ``kwire metadata downgrade-matrix --json`` prints (``--out FILE`` writes).
 """
 from __future__ import annotations
 

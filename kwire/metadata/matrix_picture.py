@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kwire.metadata.matrix import STATUSES
+from kwire.wire.files import atomic_output
 
 COLORS = {"lossless": "#009E73", "refused": "#56B4E9", "lossy": "#E69F00", "unsupported": "#BBBBBB",
           "current": "#444444", "above": "#FFFFFF"}
@@ -28,7 +29,7 @@ def loss_letters(report: dict[str, Any]) -> dict[str, str]:
     return letters
 
 
-def draw_matrix(report: dict[str, Any], path: Path) -> None:
+def draw_matrix(report: dict[str, Any], path: Path, *, force: bool = False) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -82,5 +83,6 @@ def draw_matrix(report: dict[str, Any], path: Path) -> None:
         note = "\n".join(f"{letter}: {loss}" for loss, letter in letters.items())
         fig.text(0.01, 0.01, "lost:\n" + note, ha="left", va="bottom", fontsize=7)
     fig.tight_layout(rect=(0, 0.04 + 0.03 * len(letters), 1, 1))
-    fig.savefig(path, dpi=110)
+    with atomic_output(path, force=force) as out:
+        fig.savefig(out, format="png", dpi=110)
     plt.close(fig)

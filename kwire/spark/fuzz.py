@@ -14,6 +14,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from kwire.wire.files import atomic_output
+
 CELL_SCHEMA = pa.schema(
     [
         pa.field("message", pa.string()),
@@ -70,11 +72,12 @@ def results_table(result: dict[str, Any]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=CELL_SCHEMA)
 
 
-def write_results_parquet(result: dict[str, Any], path: Path) -> Path:
+def write_results_parquet(result: dict[str, Any], path: Path, *, force: bool = False) -> Path:
+    """One row per cell as a Parquet file, written atomically; an existing one only with ``force``."""
     import pyarrow.parquet as pq
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(results_table(result), path)
+    with atomic_output(path, force=force) as out:
+        pq.write_table(results_table(result), out)
     return path
 
 

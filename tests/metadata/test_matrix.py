@@ -78,7 +78,7 @@ def test_text_form_groups_levels_by_outcome():
 def test_the_command_writes_json_and_a_picture(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     code = kwire_main(["metadata", "downgrade-matrix", str(KRAFT_361), str(KRAFT_390),
-                       "--json", str(tmp_path / "m.json"), "--picture", str(tmp_path / "m.png")])
+                       "--out", str(tmp_path / "m.json"), "--picture", str(tmp_path / "m.png")])
     assert code == 0
     report = json.loads((tmp_path / "m.json").read_text())
     assert cells_of(report["images"][1]) == expected_390()
@@ -90,7 +90,7 @@ def test_an_unreadable_image_is_reported_and_the_others_still_count(tmp_path, ca
     broken = tmp_path / "__cluster_metadata-0"
     broken.mkdir()
     (broken / "00000000000000000000.log").write_bytes(b"\x00" * 10)  # not even one batch header
-    code = kwire_main(["metadata", "downgrade-matrix", str(broken), str(KRAFT_390), "--json", str(tmp_path / "m.json")])
+    code = kwire_main(["metadata", "downgrade-matrix", str(broken), str(KRAFT_390), "--out", str(tmp_path / "m.json")])
     assert code == 2
     report = json.loads((tmp_path / "m.json").read_text())
     assert "error" in report["images"][0] and cells_of(report["images"][1]) == expected_390()

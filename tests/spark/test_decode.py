@@ -492,8 +492,8 @@ def test_kwire_decode_command_writes_parquet_and_json(spark, log_dir, expected_r
     assert [line["record_type"] for line in lines] == ["SnapshotHeaderRecord", "FeatureLevelRecord", "SnapshotFooterRecord"]
 
     assert kwire_main(["decode", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
-    assert kwire_main(["decode", str(log_dir), "--out", str(out)]) == 2  # the output exists
-    assert "give a new directory or --mode overwrite" in capsys.readouterr().err
+    assert kwire_main(["decode", str(log_dir), "--out", str(out)]) == 1  # the output exists: refused
+    assert f"kwire decode: refused: {out} already exists (use --mode overwrite or --force" in capsys.readouterr().err
     # --mode overwrite replaces it: the bootstrap file's 3 records instead of the log's
     assert kwire_main(["decode", str(KRAFT_36 / "bootstrap.checkpoint"), "--out", str(out), "--mode", "overwrite",
                        "-q"]) == 0
@@ -572,7 +572,7 @@ def test_undecoded_ranges_are_rows_when_skipped(tmp_path, spark):
 
 def test_kwire_decode_fails_on_an_undecoded_range_or_counts_it_when_told(tmp_path, spark, capsys):
     torn, damaged = damaged_copies(tmp_path)
-    assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "a")]) == 1
+    assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "a")]) == 2  # unusable input
     err = capsys.readouterr().err
     assert "its size field is damaged" in err and "byte offset 236" in err
     assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "b"), "--skip-undecodable"]) == 0

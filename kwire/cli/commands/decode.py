@@ -4,8 +4,8 @@ One row per record (see :mod:`kwire.spark.schemas`); KRaft metadata and coordina
 get their decoded records. Runs on ``local[*]`` unless ``--master`` or ``$SPARK_MASTER`` says
 otherwise; progress goes to stderr.
 
-Exit codes: 0 written, 1 the input could not be decoded, 2 bad usage, a missing path, or no
-Spark.
+Exit codes: 0 written, 1 refused: --out exists (without ``--mode overwrite``), 2 input that does not
+decode (without ``--skip-undecodable``), bad usage, a missing path, or no Spark.
 """
 from __future__ import annotations
 
@@ -27,13 +27,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Read partition log segments, KRaft metadata logs and snapshots, coordinator logs or "
                     "files of record batches (a file, or a directory walked recursively) on Spark and "
                     "write one row per record.",
-        epilog="Exit status: 0 written, 1 input that does not decode, 2 bad usage.")
+        epilog="Exit status: 0 written, 1 an --out that exists (refused), 2 input that does not decode or bad usage.")
     p.add_argument("path", metavar="PATH",
                    help="a log file or a directory such as a broker's log.dirs; or a URI pyarrow.fs opens "
                         "(s3://bucket/prefix, gs://..., hdfs://...; S3 configured by the AWS_* variables)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
     p.add_argument("--mode", choices=("error", "overwrite"), default="error",
-                   help="when --out exists: error (the default) or overwrite it")
+                   help="when --out exists: error (the default: refused, exit 1) or overwrite it (Spark's save modes)")
+    p.add_argument("--force", action="store_const", const="overwrite", dest="mode", help="the same as --mode overwrite")
     p.add_argument("--format", choices=FORMATS, default="parquet", help="output format (default parquet)")
     p.add_argument("--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
     p.add_argument("--record-type", metavar="NAME",
@@ -49,8 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.out.exists() and args.mode == "error":
-        print(f"kwire decode: {args.out} exists; give a new directory or --mode overwrite", file=sys.stderr)
-        return 2
+        print(f"kwire decode: refused: {args.out} already exists (use --mode overwrite or --force to replace it)",
+              file=sys.stderr)
+        return 1
     missing = missing_extra("spark", "pyspark", "pyarrow")
     if missing:
         print(f"kwire decode: {missing}", file=sys.stderr)
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire decode: {args.path}: {spark_error_text(exc)}", file=sys.stderr)
         print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
               file=sys.stderr)
-        return 1
+        return 2  # damaged input is unusable input, as in kwire metadata image
     if not args.quiet:
         print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: {summary}")
     return 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kwire.logs.dump import BATCH_FILE_KINDS, DECODERS, dump_paths
+from kwire.logs.files import skipped_files
 
 TEXT_BYTES_SHOWN = 64  # hex bytes shown per field in text output (JSON shows everything)
 
@@ -45,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire dump: {path}: no such file or directory", file=sys.stderr)
     if missing:
         return 2
+    if args.verbose:  # what a walk passes over, and why: nothing is left out without a word
+        for given in args.paths:
+            for path, why in skipped_files(given):
+                print(f"kwire dump: {path}: skipped: {why}", file=sys.stderr)
     out = sys.stdout
     corrupt = unreadable = False
     files = 0

@@ -51,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         if operation == "disable":
             o.add_argument("--feature", action="append", default=[], metavar="NAME", help="a feature to disable (repeatable)")
         else:
-            o.add_argument("--metadata", metavar="MV", help="the metadata.version: 3.6-IV2, 3.9 or a level")
+            o.add_argument("--metadata-version", "--metadata", dest="metadata", metavar="MV",
+                           help="the metadata.version: 3.6-IV2, 3.9 or a level (--metadata: kafka-features' name)")
             o.add_argument("--release-version", metavar="MV",
                            help="a metadata.version and every feature's default level at it")
             o.add_argument("--feature", action="append", type=feature_assignment, default=[], metavar="NAME=LEVEL",

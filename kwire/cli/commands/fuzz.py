@@ -16,7 +16,9 @@ from typing import TextIO
 from kwire.cli.commands import fuzz_gate, missing_extra, non_negative_int, plural, positive_int
 from kwire.fuzz.baseline import BaselineError
 from kwire.fuzz.matrix import load_messages
-from kwire.fuzz.report import format_table, reproduce_command, summary_rows, write_report
+from kwire.fuzz.report import format_table, report_files, reproduce_command, summary_rows, write_report
+from kwire.wire.files import ExistingFileError, refuse_existing
+from kwire.cli.commands import write_failed
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
 
 
@@ -32,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the case stream (default 0)")
     p.add_argument("--start", type=non_negative_int, default=0, help="index of the first case (default 0)")
     p.add_argument("--report", type=Path, metavar="DIR", help="write report.json, report.md and heatmaps here")
+    p.add_argument("--force", action="store_true", help="replace report files that exist already")
     p.add_argument("--package", default="kwire.generated", help="generated package to fuzz (default: kwire.generated)")
     p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--unknown-tags", action="store_true",
@@ -60,6 +63,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.bytes:
         return _run_bytes(args)
+    return _run_sweep(args)
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
     try:
         registry = load_messages(args.package)
     except (ImportError, AttributeError) as exc:
@@ -82,6 +89,16 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"kwire fuzz: {missing}", file=sys.stderr)
         return 2
+    targets = report_files(args.report, names, pictures=not missing_extra("report", "matplotlib")) \
+        if args.report else []
+    if args.parquet or (on_spark and args.report):
+        targets.append(args.parquet or args.report / "results.parquet")
+    try:  # before the run, not after it: a refusal costs nothing and writes nothing
+        for target in targets:
+            refuse_existing(target, force=args.force)
+    except ExistingFileError as err:
+        print(f"kwire fuzz: refused: {err}", file=sys.stderr)
+        return 1
     if on_spark:
         from kwire.spark.fuzz import run_spark_sweep
 
@@ -109,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
         no_pictures = missing_extra("report", "matplotlib")
         if no_pictures:
             print(f"kwire fuzz: report without pictures: {no_pictures}", file=sys.stderr)
-        written = write_report(result, args.report, pictures=not no_pictures)
+        try:
+            written = write_report(result, args.report, pictures=not no_pictures, force=args.force)
+        except OSError as err:
+            return write_failed("kwire fuzz", err)
         if not args.quiet:
             print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}",
                   file=text)
@@ -117,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
     if parquet:
         from kwire.spark.fuzz import write_results_parquet
 
-        write_results_parquet(result, parquet)
+        try:
+            write_results_parquet(result, parquet, force=args.force)
+        except OSError as err:
+            return write_failed("kwire fuzz", err)
         if not args.quiet:
             print(f"results table: {parquet}", file=text)
     return fuzz_gate.finish(args, result, baseline)
@@ -128,14 +151,18 @@ def _run_bytes(args: argparse.Namespace) -> int:
     from kwire.fuzz.hostile.corpus import CORPUS_VARIABLE
     from kwire.generator.hostile_targets import definition_targets
 
+    sweep_only = [option for option, given in (("--messages", args.messages), ("--spark", args.spark),
+                                               ("--master", args.master), ("--parquet", args.parquet),
+                                               ("--unknown-tags", args.unknown_tags)) if given]
+    if sweep_only:  # silently ignored, they would fuzz everything but what was asked
+        print(f"kwire fuzz --bytes: {', '.join(sweep_only)} only applies without --bytes; choose decoders with "
+              f"--target (e.g. --target 'message:Fetch*')", file=sys.stderr)
+        return 2
     if args.corpus is not None:
         os.environ[CORPUS_VARIABLE] = str(args.corpus)
-    report = None
-    if args.report:
-        args.report.mkdir(parents=True, exist_ok=True)
-        report = args.report / "hostile.json"
+    report = args.report / "hostile.json" if args.report else None
     return run_hostile(args.cases, args.seed, args.targets, not args.quiet, report_path=report,
-                       extra_targets=definition_targets())
+                       extra_targets=definition_targets(), force=args.force)
 
 
 def _print_failures(result: dict) -> None:

@@ -1,4 +1,9 @@
-"""``kwire generate``: write (or check) the generated codec package."""
+"""``kwire generate``: write (or check) the generated codec package.
+
+Exit codes: 0 written (or up to date), 1 definitions that break Kafka's rules (as ``kwire
+validate`` reports them), stale files with ``--check``, or a refusal to replace a file kwire did not
+generate, 2 bad usage (no such --defs, no definitions in it).
+"""
 from __future__ import annotations
 
 import argparse
@@ -8,8 +13,9 @@ from pathlib import Path
 from kwire.generator.emit import render_all, stale_files, write_package
 from kwire.cli.commands import plural
 from kwire.generator.errors import DefinitionError
-from kwire.generator.loader import load_definitions
+from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 from kwire.generator.native_build import DEFAULT_OPT_LEVEL
+from kwire.wire.files import ExistingFileError
 
 DEFAULT_DEFS = "message_defs"
 DEFAULT_OUT = "generated"
@@ -24,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--defs", default=DEFAULT_DEFS,
                    help=f"definitions directory, or kwire:builtin for the ones kwire ships (default: {DEFAULT_DEFS})")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output package directory (default: {DEFAULT_OUT})")
+    p.add_argument("--force", action="store_true",
+                   help="replace or remove files in --out that kwire did not generate (files an earlier run "
+                        "generated are always brought up to date)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 listing the files that are stale")
     p.add_argument("--compile", action="store_true",
@@ -43,12 +52,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.defs != BUILTIN_DEFINITIONS and not Path(args.defs).exists():
+        hint = f"; --defs {BUILTIN_DEFINITIONS} generates the definitions kwire ships" if args.defs == DEFAULT_DEFS else ""
+        print(f"kwire generate: {args.defs}: no such file or directory{hint}", file=sys.stderr)
+        return 2
     try:
         messages = load_definitions([args.defs])
-    except DefinitionError as exc:
+    except DefinitionError as exc:  # the same findings, and the same exit status, as kwire validate
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        return 2
+        return 1
     if not messages:
         print(f"kwire generate: no definitions (*.json files) in {args.defs}: nothing written", file=sys.stderr)
         return 2
@@ -57,6 +70,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
     files = render_all(messages)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"kwire generate: {out} is a file: --out names the package directory to write", file=sys.stderr)
+        return 2
     if args.check:
         stale = stale_files(files, out)
         for name in stale:
@@ -64,7 +80,15 @@ def run(args: argparse.Namespace) -> int:
         if not stale and not args.quiet:
             print(f"{out} is up to date ({len(files)} files)")
         return 1 if stale else 0
-    changed = write_package(files, out)
+    try:
+        changed = write_package(files, out, force=args.force)
+    except ExistingFileError as err:
+        print(f"kwire generate: refused: {err.path} exists and kwire did not generate it "
+              f"(use --force to replace it)", file=sys.stderr)
+        return 1
+    except OSError as err:  # --out is a file, or not writable
+        print(f"kwire generate: cannot write {err.filename or out}: {err.strerror or err}", file=sys.stderr)
+        return 2
     if not args.quiet:
         print(f"{plural(len(messages), 'definition')} -> {out}: {plural(len(changed), 'file')} written or removed")
         if args.verbose:

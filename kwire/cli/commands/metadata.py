@@ -3,12 +3,14 @@
 - ``kwire metadata image PATH [--until OFFSET] [--json]``: replay a metadata log directory (or a
   snapshot or segment) into Kafka's image and show it;
 - ``kwire metadata snapshot PATH --out FILE [--metadata-version MV] [--release R] [--unsafe]
-  [--dry-run] [--json]``: write the image as a snapshot at a metadata.version, as Kafka's image
-  writer would; a write that loses metadata is refused unless ``--unsafe``;
-- ``kwire metadata downgrade-matrix PATH... [--spark] [--json FILE] [--picture PNG]``: for every
+  [--force] [--dry-run] [--json]``: write the image as a snapshot at a metadata.version, as Kafka's
+  image writer would; a write that loses metadata is refused unless ``--unsafe``, one that would
+  replace a file unless ``--force``;
+- ``kwire metadata downgrade-matrix PATH... [--spark] [--json] [--out FILE] [--picture PNG] [--force]``: for every
   image and every metadata.version below its own, whether a downgrade is lossless, lossy or refused.
 
-Exit codes: 0 done, 1 refused (a lossy write without --unsafe), 2 bad usage or unreadable input.
+Exit codes: 0 done, 1 refused (a lossy write without --unsafe, a file that exists without
+--force), 2 bad usage or unusable input (unreadable, damaged, empty).
 """
 from __future__ import annotations
 
@@ -20,8 +22,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kwire.cli.commands import missing_extra, non_negative_int, plural
+from kwire.cli.commands import missing_extra, non_negative_int, plural, write_failed
 from kwire.wire.errors import KwireError
+from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,18 +56,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "record versions that level writes and without the records it cannot hold, as Kafka's "
                     "image writer does. A write that loses metadata is refused (exit 1) unless --unsafe; "
                     "every loss is listed in Kafka's words.",
-        epilog="Exit status: 0 written (or, with --dry-run, writable), 1 refused because it loses metadata, "
-               "2 bad usage or unreadable input.")
+        epilog="Exit status: 0 written (or, with --dry-run, writable), 1 refused because it loses metadata or "
+               "--out exists (--force replaces it), 2 bad usage or unreadable input.")
     _source_arguments(snap)
     snap.add_argument("--out", metavar="FILE",
                       help="the snapshot file to write (a directory, or a name ending in /: written there under "
                            "Kafka's snapshot name)")
-    snap.add_argument("--metadata-version", metavar="MV",
+    snap.add_argument("--metadata-version", "--metadata", dest="metadata_version", metavar="MV",
                       help="the level to write at: 3.6-IV2, 3.6 (that release's newest) or 14 (default: the image's)")
     snap.add_argument("--release", metavar="R",
                       help="the Kafka release whose writer to follow, 3.3 to 4.2 (3.x as Kafka 3.9.0 writes, "
                            "4.x as Kafka 4.2.1; default: the release of the image's own metadata.version)")
     snap.add_argument("--unsafe", action="store_true", help="write even when metadata is lost")
+    snap.add_argument("--force", action="store_true", help="replace the file --out names if it exists")
     snap.add_argument("--dry-run", action="store_true", help="say what would be written and lost; write nothing")
     snap.add_argument("--json", action="store_true", help="print the outcome as JSON")
     snap.set_defaults(func=run_snapshot)
@@ -81,8 +85,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     matrix.add_argument("--until", type=non_negative_int, metavar="OFFSET",
                         help="the image below this offset (exclusive), for directories")
     matrix.add_argument("--release", metavar="R", help="the Kafka release whose writer to follow (default: per image)")
-    matrix.add_argument("--json", type=Path, metavar="FILE", dest="json_file", help="write the report as JSON")
+    matrix.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    matrix.add_argument("--out", type=Path, metavar="FILE", help="write the report as JSON to FILE")
     matrix.add_argument("--picture", type=Path, metavar="PNG", help="draw the matrix as a heatmap (kwire[report])")
+    matrix.add_argument("--force", action="store_true", help="replace the files --out and --picture name if they exist")
     matrix.add_argument("--spark", action="store_true",
                         help="one Spark task per image (master: --master, else $SPARK_MASTER, else local[*])")
     matrix.add_argument("--master", metavar="URL", help="Spark master URL (implies --spark)")
@@ -173,12 +179,17 @@ def run_snapshot(args: argparse.Namespace) -> int:
     if not refused and not args.dry_run:
         target = Path(args.out)
         if args.out.endswith(("/", os.sep)) or target.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
             target = target / snapshot_id_of(loaded.image).file_name()
         try:
-            target.write_bytes(build_image_snapshot(loaded.image, written).encode())
+            atomic_write(target, build_image_snapshot(loaded.image, written).encode(), force=args.force)
+        except ExistingFileError as err:
+            print(f"kwire metadata snapshot: refused: {err}", file=sys.stderr)
+            return 1
         except OSError as err:
             return _error("snapshot", f"{target}: {err.strerror}")
+        note = _what_a_node_loads(target)
+        if note:
+            print(f"kwire metadata snapshot: note: {note}", file=sys.stderr)
     outcome = {
         "source": str(loaded.source),
         "snapshot": str(loaded.snapshot) if loaded.snapshot else None,
@@ -199,6 +210,23 @@ def run_snapshot(args: argparse.Namespace) -> int:
     else:
         _print_snapshot(outcome, args)
     return 1 if refused else 0
+
+
+def _what_a_node_loads(written: Path) -> str | None:
+    """What a node started on the directory ``written`` went into would make of it, when that
+    directory holds a metadata log (segments or other snapshots); None otherwise."""
+    from kwire.logs.metadata_log import parse_snapshot_file_name
+
+    directory = written.parent
+    others = [p for p in directory.iterdir() if p != written and (p.suffix == ".log" or parse_snapshot_file_name(p.name))]
+    if not others:
+        return None
+    snapshots = [(parse_snapshot_file_name(p.name), p.name) for p in [written, *others] if parse_snapshot_file_name(p.name)]
+    newest = max(snapshots)[1] if snapshots else written.name
+    if newest == written.name:
+        return f"{directory} holds a metadata log: a node started on this directory will load {written.name}"
+    return (f"{directory} holds a metadata log: a node started on this directory loads its newest snapshot, "
+            f"{newest}, not {written.name}")
 
 
 def _print_snapshot(outcome: dict[str, Any], args: argparse.Namespace) -> None:
@@ -239,8 +267,16 @@ def run_matrix(args: argparse.Namespace) -> int:
         return 2
     absent = [p for p in args.paths if not Path(p).exists()]
     if absent:
-        print(f"kwire metadata downgrade-matrix: {absent[0]}: no such file or directory", file=sys.stderr)
+        hint = "; --json prints the report on stdout, --out FILE writes it" if absent[0].endswith(".json") else ""
+        print(f"kwire metadata downgrade-matrix: {absent[0]}: no such file or directory{hint}", file=sys.stderr)
         return 2
+    try:  # before the work: a refusal writes nothing
+        for target in (args.out, args.picture):
+            if target is not None:
+                refuse_existing(target, force=args.force)
+    except ExistingFileError as err:
+        print(f"kwire metadata downgrade-matrix: refused: {err}", file=sys.stderr)
+        return 1
     try:
         if on_spark:
             from kwire.spark.downgrade import run_spark_matrix
@@ -251,15 +287,20 @@ def run_matrix(args: argparse.Namespace) -> int:
             report = downgrade_matrix(args.paths, until=args.until, release=args.release)
     except (KwireError, OSError) as err:
         return _error("downgrade-matrix", err)
-    if args.json_file:
-        args.json_file.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    if args.picture:
-        from kwire.metadata.matrix_picture import draw_matrix
+    try:
+        if args.out:
+            atomic_write(args.out, json.dumps(report, indent=1) + "\n", force=args.force)
+        if args.picture:
+            from kwire.metadata.matrix_picture import draw_matrix
 
-        draw_matrix(report, args.picture)
+            draw_matrix(report, args.picture, force=args.force)
+    except OSError as err:
+        return write_failed("kwire metadata downgrade-matrix", err)
     for row in report["images"]:
         if "error" in row:
             print(f"kwire metadata downgrade-matrix: {row['error']}", file=sys.stderr)
-    if not args.quiet:
+    if args.json:
+        print(json.dumps(report, indent=1))
+    elif not args.quiet:
         print(format_matrix(report))
     return 2 if report["summary"]["unreadable"] else 0

@@ -6,7 +6,8 @@ with ``pyarrow.ipc.read_schema``), the same two for ``all`` (the union over all 
 layout of the data source's typed ``record`` column), and ``_records.spark.json`` /
 ``_records.arrow`` for the data source's rows. The layouts are those of ``kwire.spark.schemas``.
 
-Exit codes: 0 written, 2 bad usage (unknown package or message).
+Exit codes: 0 written, 1 refused (a schema file exists and no ``--force``), 2 bad usage (unknown
+package or message).
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ import json
 import sys
 from pathlib import Path
 
+from kwire.cli.commands import write_failed
+from kwire.wire.files import ExistingFileError, atomic_write, refuse_existing
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("schemas", help="write Spark and Arrow schemas of every message version",
@@ -24,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="directory to write into")
     p.add_argument("--package", default="kwire.generated", help="generated package (default: kwire.generated)")
     p.add_argument("--messages", nargs="+", metavar="NAME", help="only these messages (default: all)")
+    p.add_argument("--force", action="store_true", help="replace schema files that exist already")
     p.set_defaults(func=run)
 
 
@@ -43,22 +48,31 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"kwire schemas: no such message: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    written = 0
+    files: dict[Path, str | bytes] = {}
     for name in names:
         cls = registry[name]
-        folder = args.out / name
-        folder.mkdir(parents=True, exist_ok=True)
         for version in [*schemas.versions_of(cls), None]:
             stem = "all" if version is None else f"v{version}"
-            written += _write(folder / stem, schemas.arrow_schema(cls, version), schemas)
-    written += _write(args.out / "_records", schemas.record_schema(), schemas)
+            files.update(_files(args.out / name / stem, schemas.arrow_schema(cls, version), schemas))
+    files.update(_files(args.out / "_records", schemas.record_schema(), schemas))
+    try:  # every target checked before any is written: a refusal writes nothing
+        for path in files:
+            refuse_existing(path, force=args.force)
+    except ExistingFileError as err:
+        print(f"kwire schemas: refused: {err}", file=sys.stderr)
+        return 1
+    try:
+        for path, content in files.items():
+            atomic_write(path, content, force=args.force)
+    except OSError as err:
+        return write_failed("kwire schemas", err)
     if not args.quiet:
-        print(f"{written} schemas of {len(names)} messages written to {args.out}")
+        print(f"{len(files) // 2} schemas of {len(names)} messages written to {args.out}")
     return 0
 
 
-def _write(stem: Path, arrow_schema, schemas) -> int:
+def _files(stem: Path, arrow_schema, schemas) -> dict[Path, str | bytes]:
+    """The Spark JSON and Arrow IPC files of one schema."""
     spark = schemas.to_spark(arrow_schema)
-    stem.with_name(stem.name + ".spark.json").write_text(json.dumps(spark.jsonValue(), indent=1) + "\n")
-    stem.with_name(stem.name + ".arrow").write_bytes(arrow_schema.serialize().to_pybytes())
-    return 1
+    return {stem.with_name(stem.name + ".spark.json"): json.dumps(spark.jsonValue(), indent=1) + "\n",
+            stem.with_name(stem.name + ".arrow"): arrow_schema.serialize().to_pybytes()}

@@ -5,8 +5,9 @@ The metadata.version (``--metadata-version``, or Kafka's name for it, ``--releas
 (:mod:`kwire.features.bootstrap`); the file holds their FeatureLevelRecords. Only the bootstrap
 file is written: no ``meta.properties``, no log directories.
 
-Exit codes: 0 written (or shown with ``--dry-run``), 1 refused by a rule (a level that is unknown
-or whose dependencies are not met, an existing file without ``--force``), 2 bad usage.
+Exit codes: 0 written (or shown with ``--dry-run``), 1 refused by a rule (a level whose
+dependencies are not met, an existing file without ``--force``), 2 bad usage (a metadata.version
+kwire does not know).
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from kwire.features import FeatureError
+from kwire.features import FeatureError, metadata_version
+from kwire.wire.files import ExistingFileError
 from kwire.features.bootstrap import format_bootstrap, write_bootstrap
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME
 
@@ -33,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "--release-version/--feature writes (Kafka 4.2.1's rules): metadata.version, then every "
                     "other feature above level 0, each at its level named with --feature or its default "
                     "for that metadata.version.")
-    f.add_argument("--metadata-version", "--release-version", dest="metadata_version", metavar="MV",
+    f.add_argument("--metadata-version", "--release-version", "--metadata", dest="metadata_version", metavar="MV",
                    help="3.6-IV2, a release like 3.9 (its newest level), or a level like 21 "
                         "(default: the newest production level)")
     f.add_argument("--feature", action="append", type=feature_assignment, default=[], metavar="NAME=LEVEL",
@@ -55,6 +57,12 @@ def run_format(args: argparse.Namespace) -> int:
     if storage_node.wants_node_format(args):
         return storage_node.run_format_node(args)
     timestamp = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
+    if args.metadata_version is not None:
+        try:
+            metadata_version(args.metadata_version)
+        except FeatureError as err:  # a level nobody defined is unusable input, not a refusal
+            print(f"kwire storage format: {err}", file=sys.stderr)
+            return 2
     try:
         levels, snapshot = format_bootstrap(args.metadata_version, dict(args.feature), timestamp=timestamp)
     except FeatureError as err:
@@ -62,11 +70,11 @@ def run_format(args: argparse.Namespace) -> int:
         return 1
     target = args.out / BOOTSTRAP_FILE_NAME
     if not args.dry_run:
-        if target.exists() and not args.force:
-            print(f"kwire storage format: {target} already exists (use --force to replace it)", file=sys.stderr)
-            return 1
         try:
-            write_bootstrap(args.out, snapshot)
+            write_bootstrap(args.out, snapshot, force=args.force)
+        except ExistingFileError as err:
+            print(f"kwire storage format: refused: {err}", file=sys.stderr)
+            return 1
         except OSError as err:
             print(f"kwire storage format: cannot write {target}: {err.strerror or err}", file=sys.stderr)
             return 2
