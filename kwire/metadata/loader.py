@@ -51,6 +51,7 @@ class LoadedImage:
     snapshot: Path | None = None  # the snapshot replay started from
     until: int | None = None
     records: int = 0  # metadata records applied (transaction markers and NoOps included)
+    quorum_records: int = 0  # the quorum's control records applied (leader changes, kraft.version, voters)
     batches: int = 0
     open_transaction: int | None = None  # offset of a BeginTransactionRecord never ended
     aborted_records: int = 0
@@ -91,9 +92,10 @@ def load_image(path: str | os.PathLike, *, until: int | None = None, use_snapsho
 
 
 def _found_records(loaded: LoadedImage) -> LoadedImage:
-    """``loaded``, unless it replayed no metadata record: an image of nothing is no answer (an empty
-    segment, a directory of empty files, an --until before the first record)."""
-    if loaded.records:
+    """``loaded``, unless it replayed no record at all: an image of nothing is no answer (an empty
+    segment, a directory of empty files, an --until before the first record). A quorum alone is an
+    answer: a controller formatted for a dynamic quorum holds only its voters until it first runs."""
+    if loaded.records or loaded.quorum_records:
         return loaded
     read = ", ".join(f"{p.name} ({p.stat().st_size} bytes)" for p in loaded.files if p.exists()) or "no file"
     below = f" below offset {loaded.until}" if loaded.until is not None else ""
@@ -204,7 +206,7 @@ class _Loader:
     def control_records(self, segments: Iterable[Path], below: int) -> None:
         """Only the quorum's control records of ``segments`` below offset ``below``."""
         for segment in segments:
-            for batch in read_metadata_log(segment):
+            for batch in _batches(segment, stop_before=below):
                 if batch.base_offset >= below:
                     return
                 if batch.is_control:
@@ -244,6 +246,9 @@ class _Loader:
     def _control(self, record: ControlRecord, batch: LogBatch, offset: int) -> None:
         quorum = self.result.image.quorum
         message = record.message
+        if record.type in (ControlRecordType.LEADER_CHANGE, ControlRecordType.KRAFT_VERSION,
+                           ControlRecordType.KRAFT_VOTERS):
+            self.result.quorum_records += 1
         if record.type == ControlRecordType.LEADER_CHANGE:
             quorum.leaders.append(LeaderEpoch(
                 epoch=batch.partition_leader_epoch, leader_id=message.leader_id, offset=offset,

@@ -150,7 +150,7 @@ def test_images_with_one_directory_name_are_told_apart(tmp_path, capsys, monkeyp
     monkeypatch.setattr(plt, "close", lambda fig: (shown.extend(
         t.get_text().split("\n")[0] for t in fig.axes[0].get_yticklabels()), close(fig)))
     assert kwire_main(["metadata", "downgrade-matrix", str(first), str(second / "__cluster_metadata-0"),
-                       "--json", str(tmp_path / "m.json"), "--picture", str(tmp_path / "m.png")]) == 0
+                       "--out", str(tmp_path / "m.json"), "--picture", str(tmp_path / "m.png")]) == 0
     text = capsys.readouterr().out
     assert "a/kafka-data: metadata.version 3.9-IV0" in text and "b/kafka-data: metadata.version 3.6-IV2" in text
     report = json.loads((tmp_path / "m.json").read_text())
