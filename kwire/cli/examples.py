@@ -30,7 +30,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
               "kwire frame req.bin --json"),
     "storage": ("kwire storage format --metadata-version 3.9 --out /tmp/kafka-new/__cluster_metadata-0",),
     "storage format": ("kwire storage format --metadata-version 3.9 --out /tmp/kafka-new --dry-run",
-                       "kwire storage format --release-version 4.0 --feature group.version=1 --out /tmp/kafka-new"),
+                       "kwire storage format --release-version 4.0 --feature group.version=1 --out /tmp/kafka-new",
+                       "kwire storage format --cluster-id MkU3OEVBNTcwNTJENDM2Qk --node-id 1 --standalone "
+                       "--controller-listener CONTROLLER://localhost:9093 --out /tmp/kafka-new"),
     "features": ("kwire features describe /tmp/kafka-copy",
                  "kwire features downgrade /tmp/kafka-copy --metadata-version 3.6 --dry-run"),
     "features describe": ("kwire features describe /tmp/kafka-copy --json",
@@ -40,9 +42,12 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "features downgrade": ("kwire features downgrade /tmp/kafka-copy --metadata-version 3.6",
                            "kwire features downgrade /tmp/kafka-copy --metadata-version 3.3 --unsafe --json"),
     "features disable": ("kwire features disable /tmp/kafka-copy --feature group.version",),
-    # commands from the kraft-quorum branch (issue 25), for when it and this table meet
-    "features version-mapping": ("kwire features version-mapping --release-version 3.9",),
-    "features feature-dependencies": ("kwire features feature-dependencies --feature transaction.version=2",),
+    "features version-mapping": ("kwire features version-mapping",
+                                 "kwire features version-mapping --release-version 3.9",
+                                 "kwire features version-mapping --release-version 4.0-IV2 --json"),
+    "features feature-dependencies": ("kwire features feature-dependencies --feature eligible.leader.replicas.version=1",
+                                      "kwire features feature-dependencies --feature metadata.version=21 "
+                                      "--feature kraft.version=1 --json"),
     "metadata quorum": ("kwire metadata quorum /tmp/kafka-copy",
                         "kwire metadata quorum /tmp/kafka-copy --describe --json",
                         "kwire metadata quorum /tmp/kafka-copy --add-voter 4:P3rPQ8Z1TtKw4Z8cnYlUtQ "

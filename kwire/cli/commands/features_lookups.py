@@ -15,9 +15,7 @@ def register_lookups(ops: argparse._SubParsersAction) -> None:
         "version-mapping", help="the feature levels a metadata.version brings (kafka-features version-mapping)",
         description="Look up the corresponding features for a given metadata version, as Kafka 4.2.1's "
                     "kafka-features version-mapping prints them (default: the latest stable metadata version).",
-        epilog="examples:\n  kwire features version-mapping\n  kwire features version-mapping --release-version 3.9"
-               "\n  kwire features version-mapping --release-version 4.0-IV2 --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    )
     m.add_argument("--release-version", metavar="R", help="3.9-IV0, or a release like 3.9 (its newest level)")
     m.add_argument("--json", action="store_true", help="print JSON")
     m.set_defaults(func=run_version_mapping)
@@ -25,9 +23,7 @@ def register_lookups(ops: argparse._SubParsersAction) -> None:
         "feature-dependencies", help="what a feature level depends on (kafka-features feature-dependencies)",
         description="Look up dependencies for a given feature version, as Kafka 4.2.1's kafka-features "
                     "feature-dependencies prints them. Multiple features can be specified.",
-        epilog="examples:\n  kwire features feature-dependencies --feature eligible.leader.replicas.version=1\n"
-               "  kwire features feature-dependencies --feature metadata.version=21 --feature kraft.version=1 --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    )
     d.add_argument("--feature", action="append", required=True, metavar="NAME=LEVEL",
                    help="a feature and level to look up (repeatable)")
     d.add_argument("--json", action="store_true", help="print JSON")

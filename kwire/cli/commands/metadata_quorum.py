@@ -22,13 +22,6 @@ from typing import Any
 from kwire.cli.commands import non_negative_int
 from kwire.wire.errors import KwireError
 
-EXAMPLES = """examples:
-  kwire metadata quorum /tmp/kwire-quorum/c1
-  kwire metadata quorum /tmp/kwire-quorum/c1 --describe
-  kwire metadata quorum /tmp/kwire-quorum/c1 --add-voter 4:P3rPQ8Z1TtKw4Z8cnYlUtQ --endpoint CONTROLLER://localhost:9097
-"""
-
-
 def register_quorum(commands: argparse._SubParsersAction) -> None:
     q = commands.add_parser(
         "quorum", help="the controller quorum of a log: voter-set history, DescribeQuorum, voter changes judged",
@@ -36,8 +29,8 @@ def register_quorum(commands: argparse._SubParsersAction) -> None:
                     "the voter set and each change to it, the leader; --describe prints the DescribeQuorumResponse "
                     "(v2) the leader would answer; --add-voter/--remove-voter/--update-voter judge a voter change "
                     "as Kafka 4.2.1's raft leader would, for the checks that depend only on the log.",
-        epilog="Exit status: 0 described or passing the log's checks, 1 refused, 2 bad usage or unreadable input.\n\n"
-               + EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog="Exit status: 0 described or passing the log's checks, 1 refused, 2 bad usage or unreadable input.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     q.add_argument("path", metavar="PATH", help="metadata log directory (or the data directory holding it), "
                                                 "snapshot or segment")
     q.add_argument("--until", type=non_negative_int, metavar="OFFSET", help="read the log below this offset only")
