@@ -13,6 +13,7 @@ for the record decoder.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -55,8 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--messages", type=message_names, metavar="NAME[,NAME...]",
                       help="also compile the codecs of these messages only (the others stay plain Python)")
     p.add_argument("--into", type=Path, metavar="DIR",
-                   help="the kwire package directory to install into (default: this kwire's, %(default)s)",
-                   default=Path(kwire.__file__).resolve().parent)
+                   help="a kwire package directory to install into, with records/ and generated/ inside "
+                        "(default: where this kwire's record decoder and codecs are, editable installs included)")
     p.add_argument("--cache", type=Path, default=default_cache(), metavar="DIR",
                    help="where builds are kept, so a rebuild compiles only what changed (default: %(default)s)")
     p.add_argument("--jobs", type=positive_int, help="C compilers to run at once for the codecs (default: the cores)")
@@ -78,8 +79,13 @@ def run(args: argparse.Namespace) -> int:
     except CompileUnavailable as exc:
         missing = "mypyc is not installed" if "mypyc" in str(exc) else str(exc).split(";")[0]
         return fail(2, f"cannot compile: {missing}; install it with: {INSTALL_HINT} (and a C compiler, e.g. gcc)")
-    into = args.into.resolve()
-    records_dir, generated_dir = into / "records", into / "generated"
+    if args.into is None:  # an editable install keeps kwire.generated outside kwire/ (generated/)
+        generated = importlib.import_module("kwire.generated")
+        into = Path(kwire.__file__).resolve().parent
+        records_dir, generated_dir = native_records.PACKAGE_DIR, Path(str(generated.__file__)).resolve().parent
+    else:
+        into = args.into.resolve()
+        records_dir, generated_dir = into / "records", into / "generated"
     decoder = records_dir / native_records.SOURCE.name
     if not decoder.is_file() or decoder.read_bytes() != native_records.SOURCE.read_bytes():
         return fail(2, f"{into} is not this kwire's package directory ({decoder} is missing or differs from "
