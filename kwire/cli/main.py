@@ -9,7 +9,6 @@ import argparse
 import importlib
 import sys
 
-import kwire
 
 # sub-command name -> module with ``register(subparsers)``; modules load lazily so that
 # `kwire --help` stays fast and a missing optional dependency only affects its command.
