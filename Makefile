@@ -64,7 +64,8 @@ compile: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/kwire generate --defs message_defs --out generated --compile --package kwire.generated
 
-# A platform wheel of kwire whose kwire.generated is compiled (setup.py; the .py files stay inside):
+# A platform wheel of kwire whose kwire.generated and record decoder are compiled (setup.py; the .py
+# files stay inside; `kwire doctor` in the installed kwire says so):
 # dist/kwire-<version>-cp311-cp311-<platform>.whl. Incremental like `make compile` (build/kwire-wheel/).
 wheel: $(TEST_STAMP)
 	KWIRE_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir dist .

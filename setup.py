@@ -1,13 +1,17 @@
 """The optional compiled wheel; everything else about the package is in pyproject.toml.
 
-A plain build (``pip install .``, ``python -m build``) makes the pure-Python wheel. With
-``KWIRE_COMPILE`` set, the wheel's ``kwire.generated`` is also compiled by mypyc and the wheel
-is tagged for this platform and Python (``make wheel`` runs this)::
+A plain build (``pip install .``, ``python -m build``) makes the pure-Python wheel (``kwire
+build-native`` compiles an install of it afterwards). With ``KWIRE_COMPILE`` set, the wheel also
+holds the record decoder and ``kwire.generated`` compiled by mypyc and is tagged for this
+platform and Python (``make wheel`` runs this)::
 
     KWIRE_COMPILE=1 python -m build --wheel --no-isolation
 
 - ``KWIRE_COMPILE``: ``1`` (or ``all``) compiles every module; a comma-separated list of message
   names (``ApiVersionsRequest,ApiVersionsResponse``) compiles only those; unset or ``0``: none.
+  The record decoder (``kwire/records/_column_decoder_mypyc*``) is compiled whenever it is set.
+- ``KWIRE_RECORD_DECODER_CACHE``: the record decoder's build cache (default:
+  ``build/record-decoder`` beside this file, the one ``make native`` uses).
 - ``KWIRE_COMPILE_BUILD_DIR``: mypyc's build directory, kept between builds so that a rebuild
   compiles only what changed (default: ``build/kwire-wheel`` beside this file).
 - ``KWIRE_COMPILE_JOBS``, ``KWIRE_COMPILE_OPT_LEVEL``: as ``kwire generate --jobs/--opt-level``.
@@ -37,14 +41,15 @@ class BuildPy(build_py):
 
     def run(self) -> None:
         super().run()
-        generated = Path(self.build_lib) / "kwire" / "generated"
-        for path in generated.glob("*"):
-            if path.name.endswith(EXT_SUFFIXES):
-                path.unlink()
+        for package in ("generated", "records"):
+            for path in (Path(self.build_lib) / "kwire" / package).glob("*"):
+                if path.name.endswith(EXT_SUFFIXES):
+                    path.unlink()
 
 
 class CompiledCodecs(build_ext):
-    """Compile kwire.generated as it lies in build/lib (build_py has copied it there)."""
+    """Compile kwire.generated and the record decoder as they lie in build/lib (build_py has copied
+    them there)."""
 
     def run(self) -> None:
         lib = Path(self.build_lib).resolve()
@@ -69,6 +74,16 @@ class CompiledCodecs(build_ext):
         self.outputs = [str(generated / name) for name in result.extensions]
         print(f"compiled {len(result.modules)} modules of kwire.generated in {result.seconds:.0f}s "
               f"({result.cpu_seconds:.0f}s of CPU, {result.c_compiled} of {result.c_files} C files compiled)")
+        self.outputs += [str(path) for path in self.record_decoder(lib / "kwire" / "records")]
+
+    @staticmethod
+    def record_decoder(records: Path) -> list[Path]:
+        from kwire.generator import native_records
+
+        if native_records.SOURCE != records / "column_decoder.py":  # must compile the wheel's copy
+            sys.exit(f"the record decoder to compile is {native_records.SOURCE}, not the wheel's ({records})")
+        cache = Path(os.environ.get("KWIRE_RECORD_DECODER_CACHE") or HERE / "build" / "record-decoder")
+        return native_records.build(cache, install_dir=records, log=lambda message: print(message, flush=True))
 
     def get_outputs(self) -> list[str]:
         return list(getattr(self, "outputs", []))

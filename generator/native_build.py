@@ -263,7 +263,9 @@ def compile_package(messages: list[Message], out_dir: Path, *, package: str | No
                                          progress=progress)
         remove_compiled(out_dir)
         for path in built:
-            shutil.copy2(path, out_dir / path.name)
+            temporary = out_dir / f".{path.name}.{os.getpid()}"
+            shutil.copy2(path, temporary)
+            os.replace(temporary, out_dir / path.name)  # an import meanwhile sees no half-written file
     result.modules = sorted(name.removesuffix(".py") for name in sources if name != NATIVE_BASE)
     return result
 

@@ -1,8 +1,9 @@
 """Build the compiled record column decoder: ``kwire/records/_column_decoder_mypyc*.so``.
 
-``python -m kwire.generator.native_records`` (what ``make native`` and ``make test`` run) compiles
+``kwire build-native`` (in an installed kwire), ``python -m kwire.generator.native_records`` (what
+``make native`` and ``make test`` run) and the compiled wheel's ``setup.py`` compile
 :mod:`kwire.records.column_decoder` with mypyc as the module ``kwire.records._column_decoder_mypyc``
-and puts the extension files beside the source, where :mod:`kwire.records.columns` finds them.
+and put the extension files beside the source, where :mod:`kwire.records.columns` finds them.
 The compiled copy differs from the source in two lines: ``COMPILED = True`` and ``BUILT_FROM``,
 the source's SHA-256, by which :mod:`kwire.records.columns` refuses a stale build.
 

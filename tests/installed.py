@@ -51,5 +51,8 @@ def fresh_venv(wheel: Path, root: Path) -> Path:
     site = Path(subprocess.check_output(
         [root / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_path('platlib'))"], text=True).strip())
     assert (site / "kwire" / "generated" / "__init__.py").is_file()
-    (site / "zz_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    # every site directory of this environment: a light venv reaches its packages through a .pth of its own,
+    # which a directory named in another .pth does not get processed
+    sites = [sysconfig.get_path("purelib")] + [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    (site / "zz_dependencies.pth").write_text("".join(f"{p}\n" for p in dict.fromkeys(sites)))
     return root

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sysconfig
 import textwrap
 import zipfile
@@ -39,7 +40,8 @@ def compiled_wheel(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("compiled-wheel")  # the sources and the wheel
     build(copy_sources(root / "src"), root / "dist", "--wheel",
           env={"KWIRE_COMPILE": ",".join(WHEEL_SUBSET),
-               "KWIRE_COMPILE_BUILD_DIR": str(REPO / "build" / "kwire-wheel-test")})
+               "KWIRE_COMPILE_BUILD_DIR": str(REPO / "build" / "kwire-wheel-test"),
+               "KWIRE_RECORD_DECODER_CACHE": str(REPO / "build" / "record-decoder")})
     (wheel,) = (root / "dist").glob("*.whl")
     return wheel
 
@@ -59,6 +61,9 @@ def check_platform_wheel_with_both_builds(compiled_wheel: Path) -> None:
     subset = {module_file(name) for name in WHEEL_SUBSET}
     # per module its shim and its library; the base class compiled once, in its own pair
     assert compiled == subset | {f"{m}__mypyc" for m in subset} | {"_base", "_base__mypyc"}
+    records = {n for n in names if n.startswith("kwire/records/") and n.endswith(SUFFIX)}
+    assert records == {f"kwire/records/_column_decoder_mypyc{SUFFIX}", f"kwire/records/_column_decoder_mypyc__mypyc{SUFFIX}"}
+    assert "kwire/records/column_decoder.py" in names
     for module in subset:
         assert f"kwire/generated/{module}.py" in names  # the fallback stays
     assert "kwire/generated/find_coordinator_request.py" in names
@@ -111,3 +116,34 @@ def test_the_compiled_wheel_installs_and_decodes_captured_frames_byte_exactly(co
             compiled_names.add(frame["name"])
     assert compiled_names == set(WHEEL_SUBSET)  # every compiled message met a captured frame
     assert len(frames) - sum(f["name"] in WHEEL_SUBSET for f in frames) > 50  # and the pure ones worked beside them
+    check_doctor_and_build_native(venv, tmp_path)
+
+
+def doctor(venv: Path, cwd: Path) -> tuple[int, dict]:
+    """The installed ``kwire doctor --json``: (exit status, report)."""
+    result = subprocess.run([str(venv / "bin" / "kwire"), "doctor", "--json"], cwd=cwd, capture_output=True,
+                            text=True, env={**os.environ, "PYTHONPATH": ""}, timeout=300)
+    assert result.returncode in (0, 1), result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def check_doctor_and_build_native(venv: Path, tmp_path: Path) -> None:
+    code, report = doctor(venv, tmp_path)
+    decoder, codecs = report["parts"]["record_decoder"], report["parts"]["codecs"]
+    assert decoder["compiled"] is True and decoder["reason"] is None, decoder
+    assert "site-packages" in Path(decoder["location"]).parts
+    assert codecs["compiled_modules"] == len(WHEEL_SUBSET) and codecs["modules"] > 200, codecs
+    assert code == 1 and codecs["compiled"] is False and "only 5 of" in codecs["reason"]  # a subset: a finding
+    version = run([str(venv / "bin" / "kwire"), "--version"], cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})
+    assert version.stdout.splitlines()[1].startswith("record decoder: compiled (mypyc); codecs: 5 of ")
+
+    run([str(venv / "bin" / "python"), "-m", "kwire.generator.native_records", "--remove"], cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": ""})
+    _, report = doctor(venv, tmp_path)
+    assert report["parts"]["record_decoder"] == {**decoder, "compiled": False, "compiled_modules": 0,
+                                                 "reason": "not built (run: kwire build-native)"}
+
+    run([str(venv / "bin" / "kwire"), "build-native", "--cache", str(REPO / "build" / "record-decoder-cli")],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})
+    _, report = doctor(venv, tmp_path)
+    assert report["parts"]["record_decoder"] == decoder

@@ -10,7 +10,6 @@ import argparse
 import importlib
 import sys
 
-import kwire
 from kwire.cli.examples import add_examples
 
 # sub-command name -> module with ``register(subparsers)``; modules load lazily so that
@@ -27,12 +26,28 @@ COMMANDS = {
     "storage": "kwire.cli.commands.storage",
     "features": "kwire.cli.commands.features",
     "metadata": "kwire.cli.commands.metadata",
+    "doctor": "kwire.cli.commands.doctor",
+    "build-native": "kwire.cli.commands.build_native",
 }
+
+
+class VersionAction(argparse.Action):
+    """``--version``: the version, then which parts run compiled (looked up only when asked)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from kwire.cli.commands.doctor import version_text
+
+        print(version_text())
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kwire", description="Kafka protocol code generator and wire codec.")
-    parser.add_argument("--version", action="version", version=f"kwire {kwire.__version__}")
+    parser.add_argument("--version", action=VersionAction,
+                        help="print the version and which parts run compiled (see kwire doctor), then exit")
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     verbosity.add_argument("-v", "--verbose", action="store_true", help="print more detail")

@@ -1,8 +1,9 @@
 """Records into column buffers: the compiled decoder when it is built, else the same code as Python.
 
 :mod:`kwire.records.column_decoder` is compiled by mypyc into
-``kwire.records._column_decoder_mypyc`` (``make native``, and ``make test``, build it; see
-``python -m kwire.generator.native_records --help``). That module is used only when it was built
+``kwire.records._column_decoder_mypyc``: the platform wheel (``make wheel``) carries it, ``kwire
+build-native`` builds it for an install from source (``make native`` and ``make test`` in a
+checkout). That module is used only when it was built
 from the very source beside it: a stale build (the source changed since), one that does not
 import (say, on a Spark executor whose C library is older than the driver's) or one built for
 another Python or platform is skipped, and :data:`FALLBACK_REASON` says why; the first two also
@@ -53,12 +54,12 @@ def load_compiled() -> tuple[ModuleType | None, str | None]:
         if others:
             return None, (f"built for another Python or platform ({', '.join(others)}); this one loads "
                           f"*{importlib.machinery.EXTENSION_SUFFIXES[0]}")
-        return None, "not built (make native)"
+        return None, "not built (run: kwire build-native)"
     except ImportError as exc:
         return None, f"the build does not import: {exc}"
     built_from = getattr(module, "BUILT_FROM", None)
     if built_from != source_digest():
-        return None, f"the build is stale: {SOURCE.name} changed since (make native)"
+        return None, f"the build is stale: {SOURCE.name} changed since (run: kwire build-native)"
     return module, None
 
 

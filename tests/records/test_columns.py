@@ -357,7 +357,7 @@ def test_a_stale_or_missing_build_is_not_used(compiled_record_decoder, monkeypat
     module, why_not = columns.load_compiled()
     assert module is None and "stale" in why_not
     monkeypatch.setattr(columns, "COMPILED_MODULE", "kwire.records._no_such_build")
-    assert columns.load_compiled() == (None, "not built (make native)")
+    assert columns.load_compiled() == (None, "not built (run: kwire build-native)")
 
 
 def test_the_build_switches_only_the_compiled_flag():
