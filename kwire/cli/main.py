@@ -25,6 +25,7 @@ COMMANDS = {
     "storage": "kwire.cli.commands.storage",
     "features": "kwire.cli.commands.features",
     "metadata": "kwire.cli.commands.metadata",
+    "versions": "kwire.cli.commands.versions",
 }
 
 
