@@ -123,6 +123,38 @@ def _read_blobs(git_dir: str, oids: list[str]) -> list[str]:
     return texts
 
 
+# Two rules of the broker's Java code that change what it advertises, read from the same tag:
+# Kafka 2.7's ApiKeys marks the Raft APIs not enabled (constructor argument isEnabled = false), and
+# from 3.7 ApiVersionsResponse skips the telemetry APIs unless a telemetry receiver is configured.
+API_KEYS_JAVA = "clients/src/main/java/org/apache/kafka/common/protocol/ApiKeys.java"
+API_VERSIONS_JAVA = "clients/src/main/java/org/apache/kafka/common/requests/ApiVersionsResponse.java"
+_DISABLED_ENTRY = re.compile(r'^\s*[A-Z_]+\(([0-9]+), "\w+", (?:true|false), false\b', re.MULTILINE)
+_TELEMETRY_SKIP = re.compile(r"^[^\n]*apiKey == ApiKeys\.[^\n]*!clientTelemetryEnabled[^\n]*$", re.MULTILINE)
+_API_KEY_NAME = re.compile(r"ApiKeys\.([A-Z_]+)")
+
+
+def _java(git_dir: str, tag: str, path: str) -> str:
+    found = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{tag}:{path}"], capture_output=True, check=False)
+    return found.stdout.decode("utf-8", "replace") if found.returncode == 0 else ""
+
+
+def _camel(upper_snake: str) -> str:
+    return "".join(part.capitalize() for part in upper_snake.split("_"))
+
+
+def java_rules(git_dir: str, tag: str) -> tuple[dict[int, str], dict[str, str]]:
+    """(api key -> why it is left out, API name -> when it is advertised) from the tag's Java code."""
+    api_keys = _java(git_dir, tag, API_KEYS_JAVA)
+    disabled = {}
+    if "api.isEnabled" in api_keys:
+        disabled = {int(key): f"not enabled in {API_KEYS_JAVA} (isEnabled false)"
+                    for key in _DISABLED_ENTRY.findall(api_keys)}
+    optional = {_camel(name): f"advertised only with a client telemetry receiver ({API_VERSIONS_JAVA})"
+                for line in _TELEMETRY_SKIP.findall(_java(git_dir, tag, API_VERSIONS_JAVA))
+                for name in _API_KEY_NAME.findall(line)}
+    return disabled, optional
+
+
 def derive_from_git(git_dir: str, tag: str) -> dict[str, Any]:
     """The table of release ``tag``, read from its definitions in the repository ``git_dir``."""
     commit = _git(git_dir, "rev-parse", f"{tag}^{{commit}}").decode().strip()
@@ -130,7 +162,17 @@ def derive_from_git(git_dir: str, tag: str) -> dict[str, Any]:
     texts = _read_blobs(git_dir, [oid for _, oid in blobs])
     messages = [load_text(text, f"git:{tag}:{MESSAGE_DIR}/{name}", old_format=True)
                 for (name, _), text in zip(blobs, texts)]
-    return release_table(tag, f"tag {tag} of apache/kafka, {MESSAGE_DIR}", commit, messages)
+    table = release_table(tag, f"tag {tag} of apache/kafka, {MESSAGE_DIR}", commit, messages)
+    disabled, optional = java_rules(git_dir, tag)
+    if disabled:
+        table["left_out"] = [{"key": a["key"], "name": a["name"], "why": disabled[a["key"]]}
+                             for a in table["apis"] if a["key"] in disabled]
+        table["apis"] = [a for a in table["apis"] if a["key"] not in disabled]
+    names = {a["name"]: a["key"] for a in table["apis"]}
+    if optional:
+        table["optional"] = [{"key": names[name], "name": name, "why": why} for name, why in optional.items()
+                             if name in names]
+    return table
 
 
 def derive_from_folder(release: str, folder: str, commit: str, source: str) -> dict[str, Any]:
@@ -159,8 +201,9 @@ def dump_tables(tables: list[dict[str, Any]], not_covered: list[dict[str, str]],
              f'  "not_covered": {json.dumps(not_covered)},',
              '  "releases": [']
     for i, table in enumerate(sorted(tables, key=lambda t: release_key(t["release"]))):
+        extra = "".join(f'"{key}": {json.dumps(table[key])}, ' for key in ("left_out", "optional") if key in table)
         lines.append("    {" + f'"release": {json.dumps(table["release"])}, "source": {json.dumps(table["source"])}, '
-                     f'"commit": {json.dumps(table["commit"])}, "apis": [')
+                     f'"commit": {json.dumps(table["commit"])}, {extra}"apis": [')
         apis = table["apis"]
         for j, api in enumerate(apis):
             lines.append("      " + json.dumps(api) + ("," if j < len(apis) - 1 else ""))

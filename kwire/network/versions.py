@@ -39,6 +39,7 @@ class Release:
     commit: str
     apis: dict[int, tuple[str, int, int, tuple[str, ...] | None]]
     gap_before: bool  # a release the data does not cover lies between this one and the one before
+    optional: frozenset[int] = frozenset()  # APIs a broker of the release advertises only when configured to
 
     def advertised(self, profile: str) -> dict[int, tuple[int, int]] | None:
         """What a broker of this release advertises on ``profile`` (None: the release had no such broker)."""
@@ -79,7 +80,8 @@ def parse_tables(raw: dict[str, Any]) -> ReleaseTables:
                   if after < key)
         apis = {api["key"]: (api["name"], api["min"], api["max"],
                              tuple(api["listeners"]) if "listeners" in api else None) for api in entry["apis"]}
-        releases.append(Release(entry["release"], entry["source"], entry["commit"], apis, gap))
+        optional = frozenset(item["key"] for item in entry.get("optional", ()))
+        releases.append(Release(entry["release"], entry["source"], entry["commit"], apis, gap, optional))
     return ReleaseTables(tuple(releases), not_covered, raw.get("derived_by", ""))
 
 
@@ -178,7 +180,8 @@ def release_range(api_versions: Any, tables: ReleaseTables | None = None) -> Rel
             table = release.advertised(profile)
             if table is None:
                 continue
-            if table == advertised:
+            if table == advertised or (release.optional and advertised.items() <= table.items()
+                                       and table.keys() - advertised.keys() <= release.optional):
                 matches.append((index, profile))
                 break
             differences = _differences(advertised, release, table)
