@@ -104,3 +104,14 @@ def test_input_that_is_no_broker_table_is_refused():
         release_range([])
     with pytest.raises(ApiVersionsInputError, match="api key 1 is advertised twice"):
         release_range([(1, 0, 4), (1, 0, 5)])
+
+
+def test_a_4_2_broker_differs_from_the_derived_4_2_1_table_only_where_the_readme_says():
+    # A known limit: 4.2.1's Java rules (Produce advertised from v0, telemetry only with a
+    # receiver) were not read, so a real 4.2 broker matches no table; the nearest is 4.2.1.
+    match = release_range(triples(BROKER_API_VERSIONS[(4, 2)]))
+    assert not match.matched and match.nearest == "4.2.1"
+    assert [str(d) for d in match.differences] == [
+        "Produce (0): broker v0-13, release v3-13",
+        "GetTelemetrySubscriptions (71): broker absent, release v0-0",
+        "PushTelemetry (72): broker absent, release v0-0"]
