@@ -26,6 +26,7 @@ COMMANDS = {
     "features": "kwire.cli.commands.features",
     "metadata": "kwire.cli.commands.metadata",
     "versions": "kwire.cli.commands.versions",
+    "merge-versions": "kwire.cli.commands.merge_versions",
 }
 
 
