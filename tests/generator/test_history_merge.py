@@ -115,3 +115,18 @@ def test_restored_versions_read_and_write_kafka_pythons_bytes(name, kp_module, k
         plain = reference_decode(merged, version, data)
         assert _leaves(plain) == leaves, (name, version)
         assert reference_encode(merged, version, plain) == data, (name, version)
+
+
+@pytest.mark.parametrize("name", ["ProduceRequest", "ProduceResponse", "FetchRequest", "FetchResponse"])
+def test_the_shipped_definition_is_proven_for_every_version(name):
+    # message_defs/ keeps kwire's own comments and about texts; its bytes must be 4.2.1's from
+    # 4.2.1's lowest version on and 3.8.0's below it
+    from kwire.generator.history_merge import prove_merge
+    from kwire.generator.loader import load_file
+    from tests.paths import MESSAGE_DEFS
+
+    _, newer, _, older = sides(name)
+    shipped = load_file(MESSAGE_DEFS / f"{name}.json")
+    assert shipped.valid_versions.lowest == older.valid_versions.lowest == 0
+    assert shipped.valid_versions.highest == newer.valid_versions.highest
+    assert prove_merge(shipped, newer, older) == []
