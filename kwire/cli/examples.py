@@ -61,6 +61,13 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "metadata downgrade-matrix": ("kwire metadata downgrade-matrix /tmp/kafka-copy",
                                   "kwire metadata downgrade-matrix /tmp/node-1 /tmp/node-2 --out matrix.json "
                                   "--picture matrix.png"),
+    "versions": ("kwire versions --api Fetch",
+                 "kwire versions --release 3.6 --json",
+                 "kwire versions --derive-from /path/to/kafka/.git --release-folder 4.2.1=COMMIT=DIR "
+                 "--out release_versions.json"),
+    "merge-versions": ("kwire merge-versions message_defs/ProduceRequest.json "  # in a clone of Kafka
+                       "git:3.8.0:clients/src/main/resources/common/message/ProduceRequest.json "
+                       "--out merged/ProduceRequest.json",),
 }
 
 

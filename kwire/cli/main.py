@@ -28,6 +28,8 @@ COMMANDS = {
     "metadata": "kwire.cli.commands.metadata",
     "doctor": "kwire.cli.commands.doctor",
     "build-native": "kwire.cli.commands.build_native",
+    "versions": "kwire.cli.commands.versions",
+    "merge-versions": "kwire.cli.commands.merge_versions",
 }
 
 

@@ -9,6 +9,9 @@ A broker older than the ApiVersions version asked answers UNSUPPORTED_VERSION wi
 at v0 (KIP-511); :func:`negotiate` then raises :class:`ApiVersionsRefused`, whose
 ``retry_version`` is the version to ask again with: the highest ApiVersions version that broker
 lists and kwire has, or 0 when its answer says nothing readable (every broker reads v0).
+
+:func:`release_range` (from :mod:`kwire.network.releases`) names the Kafka releases whose version
+tables match what a broker advertised.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from kwire.wire.errors import UnsupportedVersionError
 from .errors import EXCEPTIONS, ErrorCode, exception_for
 from .framing import ApiRegistry, UnsupportedApiVersions, default_registry
 from .headers import API_VERSIONS_KEY
+from .releases import ApiVersionsInputError, ReleaseMatch, release_range
 
 # The newest version of a request that its definition marks ``latestVersionUnstable`` (brokers
 # reject it unless configured to accept unstable versions), for generated classes that do not

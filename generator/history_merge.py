@@ -1,0 +1,136 @@
+"""One definition for every version: a newer release's definition with the versions it removed
+restored from an older release's, and the proof that the merge lays out each version's bytes as
+the release it came from did.
+
+The merge starts from NEWER (its fields, names, comments-free JSON) and lowers ``validVersions``
+to OLDER's lowest version. A field NEWER has whose ``versions`` (or ``nullableVersions``) no
+longer reach the restored versions gets them back from OLDER's field of the same name, structs
+followed. A field only OLDER has in the restored versions is refused (not merged yet), as is
+anything the proof finds: for every version, :func:`~kwire.generator.compat.wire_layout` of the
+merged definition must equal that of NEWER (its versions) or OLDER (the restored ones), else a
+refusal names the version and the field where the bytes part.
+
+Only versions OLDER spoke as stable are restored (its ``latestVersionUnstable`` top is not), and
+only below NEWER's lowest version.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from .compat import first_layout_difference, wire_layout
+from .errors import DefinitionError, Problem
+from .loader import load_text
+from .model import Message
+from .versions import MAX_VERSION, NONE, Versions
+
+
+def _range_text(versions: Versions) -> str:
+    if versions.empty:
+        return "none"
+    if versions.highest == MAX_VERSION:
+        return f"{versions.lowest}+"
+    return str(versions.lowest) if versions.lowest == versions.highest else f"{versions.lowest}-{versions.highest}"
+
+
+def _restored(newer_text: str | None, older_text: str | None, restored: Versions, default: Versions) -> str | None:
+    """NEWER's range with the restored versions OLDER's range had joined on below it."""
+    newer = Versions.parse(newer_text, default)
+    older = Versions.parse(older_text, default).intersect(restored)
+    if older.empty or newer.contains(older):
+        return newer_text
+    if newer.empty:
+        return _range_text(older)
+    if older.highest + 1 < newer.lowest:
+        return None  # a hole between the two: not one range
+    return _range_text(Versions(min(older.lowest, newer.lowest), newer.highest))
+
+
+def _merge_fields(newer: list[dict[str, Any]], older: list[dict[str, Any]], restored: Versions,
+                  path: str, problems: list[Problem], source: str) -> list[dict[str, Any]]:
+    by_name = {f["name"]: f for f in older}
+    merged = []
+    for field in newer:
+        field = dict(field)
+        twin = by_name.get(field["name"])
+        if twin is not None:
+            for key in ("versions", "nullableVersions"):
+                if key in twin or key in field:
+                    value = _restored(field.get(key), twin.get(key), restored, NONE)
+                    if value is None:
+                        problems.append(Problem(source, f"{path}{field['name']}",
+                                                f"{key} of the two releases leave a hole"))
+                    elif value != field.get(key):
+                        field[key] = value
+            if isinstance(field.get("fields"), list) and isinstance(twin.get("fields"), list):
+                field["fields"] = _merge_fields(field["fields"], twin["fields"], restored,
+                                                f"{path}{field['name']}.", problems, source)
+        merged.append(field)
+    names = {f["name"] for f in newer}
+    for field in older:
+        if field["name"] not in names and not Versions.parse(field.get("versions"), NONE).intersect(restored).empty:
+            problems.append(Problem(source, f"{path}{field['name']}",
+                                    f"only the older release has this field in v{_range_text(restored)}: "
+                                    "restoring removed fields is not supported yet"))
+    return merged
+
+
+def merge_definitions(newer_raw: dict[str, Any], older_raw: dict[str, Any], source: str = "<merge>") -> dict[str, Any]:
+    """NEWER's definition (parsed JSON) with OLDER's removed versions restored; not yet proven."""
+    newer_valid = Versions.parse(newer_raw["validVersions"])
+    older_valid = Versions.parse(older_raw["validVersions"])
+    if older_raw.get("latestVersionUnstable"):
+        older_valid = Versions(older_valid.lowest, older_valid.highest - 1)
+    problems: list[Problem] = []
+    for key in ("name", "type", "apiKey"):
+        if newer_raw.get(key) != older_raw.get(key):
+            problems.append(Problem(source, key, f"the releases differ: {older_raw.get(key)!r} and {newer_raw.get(key)!r}"))
+    if older_valid.empty or older_valid.lowest >= newer_valid.lowest:
+        problems.append(Problem(source, "validVersions", f"the older release ({_range_text(older_valid)}) has no "
+                                                         f"version below the newer one's ({_range_text(newer_valid)})"))
+    if problems:
+        raise DefinitionError(problems)
+    restored = Versions(older_valid.lowest, newer_valid.lowest - 1)
+    merged = copy.deepcopy(newer_raw)
+    merged["validVersions"] = _range_text(Versions(older_valid.lowest, newer_valid.highest))
+    if "deprecatedVersions" in older_raw:
+        deprecated = Versions.parse(older_raw["deprecatedVersions"]).intersect(restored)
+        if not deprecated.empty and "deprecatedVersions" not in newer_raw:
+            merged["deprecatedVersions"] = _range_text(deprecated)
+    merged["fields"] = _merge_fields(newer_raw["fields"], older_raw["fields"], restored, "", problems, source)
+    common = {s["name"]: s for s in older_raw.get("commonStructs", [])}
+    if merged.get("commonStructs"):
+        merged["commonStructs"] = [
+            {**s, "fields": _merge_fields(s["fields"], common[s["name"]]["fields"], restored, f"{s['name']}.",
+                                          problems, source)} if s["name"] in common else s
+            for s in merged["commonStructs"]]
+    if problems:
+        raise DefinitionError(problems)
+    return merged
+
+
+def prove_merge(merged: Message, newer: Message, older: Message) -> list[Problem]:
+    """For every version of ``merged``: its wire layout equals that of the release it came from."""
+    problems = []
+    for version in merged.versions():
+        origin = newer if version in newer.valid_versions else older
+        if version not in origin.valid_versions:
+            problems.append(Problem(merged.source, "validVersions", f"v{version} is in neither release"))
+            continue
+        if [kind for _, kind in wire_layout(merged, version)] != [kind for _, kind in wire_layout(origin, version)]:
+            field, was, now = first_layout_difference(origin, merged, version)
+            problems.append(Problem(merged.source, field or "$",
+                                    f"v{version}: {origin.source} has {was}, the merge has {now}"))
+    return problems
+
+
+def merge_and_prove(newer_raw: dict[str, Any], newer: Message, older_raw: dict[str, Any], older: Message,
+                    source: str) -> tuple[dict[str, Any], Message]:
+    """The merged definition (JSON and model), proven; DefinitionError names what disagrees."""
+    raw = merge_definitions(newer_raw, older_raw, source)
+    message = load_text(json.dumps(raw), source)
+    problems = prove_merge(message, newer, older)
+    if problems:
+        raise DefinitionError(problems)
+    return raw, message

@@ -1,0 +1,43 @@
+"""``kwire merge-versions``: restore removed versions, proven, written once."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kwire.cli.main import main
+from kwire.generator.compat import wire_layout
+from kwire.generator.loader import load_file
+from tests.paths import KAFKA_DEFINITIONS
+
+NEWER = KAFKA_DEFINITIONS / "kafka-4.2.1" / "clients" / "FetchRequest.json"
+OLDER = KAFKA_DEFINITIONS / "history" / "FetchRequest@771b9576b00e.json"
+
+
+def test_merged_proven_and_written_once(tmp_path, capsys):
+    out = tmp_path / "FetchRequest.json"
+    assert main(["merge-versions", str(NEWER), str(OLDER), "--out", str(out)]) == 0
+    assert "FetchRequest: v0-3 restored, v0-18 proven" in capsys.readouterr().out
+    merged, older = load_file(out), load_file(OLDER, old_format=True)
+    assert str(merged.valid_versions.lowest) == "0"
+    assert wire_layout(merged, 0) == wire_layout(older, 0)
+    assert main(["merge-versions", str(NEWER), str(OLDER), "--out", str(out)]) == 2
+    assert "already exists (use --force to replace it)" in capsys.readouterr().err
+
+
+def test_a_disagreement_is_refused_with_exit_1_and_nothing_written(tmp_path, capsys):
+    tampered = tmp_path / "old.json"
+    text = OLDER.read_text()
+    tampered.write_text(text.replace('"name": "MaxWaitMs", "type": "int32"', '"name": "MaxWaitMs", "type": "int64"'))
+    assert tampered.read_text() != text
+    out = tmp_path / "merged.json"
+    assert main(["merge-versions", str(NEWER), str(tampered), "--out", str(out), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["merged"] is False
+    assert any(r.startswith(f"{out}: MaxWaitMs: v0: ") for r in report["refusals"])
+    assert not out.exists()
+
+
+def test_unreadable_input_exits_2(tmp_path, capsys):
+    assert main(["merge-versions", str(tmp_path / "missing.json"), str(OLDER), "--out", str(tmp_path / "x")]) == 2
+    assert "cannot read" in capsys.readouterr().err
