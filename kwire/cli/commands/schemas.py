@@ -4,7 +4,7 @@ For each message, ``DIR/<Message>/v<N>.spark.json`` (Spark's JSON schema form, r
 ``StructType.fromJson(json.load(f))``) and ``v<N>.arrow`` (an Arrow IPC schema message, read back
 with ``pyarrow.ipc.read_schema``), the same two for ``all`` (the union over all versions, the
 layout of the data source's typed ``record`` column), and ``_records.spark.json`` /
-``_records.arrow`` for the data source's rows. The layouts are those of ``kwire.spark.schemas``.
+``_records.arrow`` for the data source's rows. The layouts are those of ``kwire.arrow.schemas``.
 
 Exit codes: 0 written, 2 bad usage (unknown package or message).
 """
@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from kwire.spark import schemas
+        from kwire.arrow import schemas
+        from kwire.spark.schemas import to_spark
     except ImportError as exc:
         print(f"kwire schemas: Spark support is not installed ({exc}); install kwire[spark]", file=sys.stderr)
         return 2
@@ -50,15 +51,15 @@ def run(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for version in [*schemas.versions_of(cls), None]:
             stem = "all" if version is None else f"v{version}"
-            written += _write(folder / stem, schemas.arrow_schema(cls, version), schemas)
-    written += _write(args.out / "_records", schemas.record_schema(), schemas)
+            written += _write(folder / stem, schemas.arrow_schema(cls, version), to_spark)
+    written += _write(args.out / "_records", schemas.record_schema(), to_spark)
     if not args.quiet:
         print(f"{written} schemas of {len(names)} messages written to {args.out}")
     return 0
 
 
-def _write(stem: Path, arrow_schema, schemas) -> int:
-    spark = schemas.to_spark(arrow_schema)
+def _write(stem: Path, arrow_schema, to_spark) -> int:
+    spark = to_spark(arrow_schema)
     stem.with_name(stem.name + ".spark.json").write_text(json.dumps(spark.jsonValue(), indent=1) + "\n")
     stem.with_name(stem.name + ".arrow").write_bytes(arrow_schema.serialize().to_pybytes())
     return 1
