@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from kwire.generator.emit import render_all, stale_files, write_package
-from kwire.cli.commands import plural
+from kwire.cli.commands import missing_extra, plural
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions
 from kwire.generator.native_build import DEFAULT_OPT_LEVEL
@@ -43,6 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    missing = missing_extra("generator", "jinja2", "jsonschema")
+    if missing:
+        print(f"kwire generate: {missing}", file=sys.stderr)
+        return 2
     try:
         messages = load_definitions([args.defs])
     except DefinitionError as exc:
