@@ -25,9 +25,9 @@ FORMATS = ("parquet", "json")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "decode", help="decode Kafka log files into Parquet or JSON (here, or on Spark)",
-        description="Read partition log segments, KRaft metadata logs and snapshots, coordinator logs or "
-                    "files of record batches (a file, or a directory walked recursively) and write one "
-                    "row per record. Local inputs are decoded in this process and one worker process per "
+        description="Read partition log segments, KRaft metadata logs and snapshots, coordinator logs or\n"
+                    "files of record batches (a file, or a directory walked recursively) and write one\n"
+                    "row per record. Local inputs are decoded in this process and one worker process per\n"
                     "core; Spark runs with --spark, --master or $SPARK_MASTER, and for object storage.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Exit status: 0 written, 1 input that does not decode, 2 bad usage.\n\nExamples:\n"
@@ -161,11 +161,12 @@ def _decode_here(args: argparse.Namespace) -> int:
 
 
 def _progress_line(stream):
-    """``decode: 3/14 splits``: redrawn on a terminal, the last line only on a pipe or file."""
+    """``decode: 3/14 splits``: redrawn on a terminal; on a pipe or file only the last line, and
+    nothing for a single split."""
     def report(done: int, total: int) -> None:
         if stream.isatty():
             print(f"\rdecode: {done}/{total} splits", end="\n" if done == total else "", file=stream, flush=True)
-        elif done == total:
+        elif done == total and total > 1:
             print(f"decode: {done}/{total} splits", file=stream)
     return report
 
