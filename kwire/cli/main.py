@@ -30,7 +30,7 @@ COMMANDS = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kwire", description="Kafka protocol code generator and wire codec.")
-    parser.add_argument("--version", action="version", version=f"kwire {kwire.__version__}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     verbosity = parser.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     verbosity.add_argument("-v", "--verbose", action="store_true", help="print more detail")
@@ -48,6 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
             group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                                help="print more detail")
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for (importlib.metadata is slow to load)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=f"kwire {kwire.__version__}\n")
 
 
 def _nested(command: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
