@@ -68,9 +68,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from kwire.arrow import storage
     from kwire.arrow.logfiles import discover
-    from kwire.spark.progress import JobProgress
-    from kwire.spark.session import build_session
-    from kwire.spark.summary import written_summary
     from kwire.wire.errors import KwireError
 
     try:
@@ -87,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not on_spark:
         return _decode_here(args)
+    from kwire.spark.progress import JobProgress
+    from kwire.spark.session import build_session
+    from kwire.spark.summary import written_summary
+
     started = time.monotonic()
     spark = build_session(args.master, app_name="kwire decode", show_jvm_output=args.verbose)
     reader = spark.read.format("kwire").option("decodeRecords", args.decode_records)
