@@ -11,9 +11,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# The main job needs Spark and the report pictures, not the test peers (kio, brokers, mypy, ...).
+# The main job needs the generator, PyArrow (and Spark) and the report pictures, not the test peers
+# (kio, brokers, mypy, ...).
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[spark,report]'
+	$(BIN)/pip install --quiet -e '.[generator,spark,report]'
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
@@ -23,7 +24,8 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 # The main job on the embedded default: regenerate the codecs, check the definitions, sweep
 # cross-version compatibility (report and heatmaps in reports/fuzz), then write a sample Kafka
 # data directory with kwire's writers and decode it: `kwire dump` (reports/sample-dump.txt) and
-# the same directory on Spark, local[*] (reports/sample-decoded/, one JSON row per record).
+# `kwire decode`, in-process with a worker per core (reports/sample-decoded/, one JSON row per
+# record; `--spark` would run the same on Spark, local[*]).
 run: $(RUN_STAMP)
 	$(BIN)/kwire generate --defs message_defs --out generated
 	$(BIN)/kwire validate message_defs
@@ -37,7 +39,7 @@ run: $(RUN_STAMP)
 	@echo "  reports/fuzz/report.md    the cross-version sweep: $$(sed -n 's/^\*\*\(PASSED\|FAILED\)\*\*: \([0-9]* cells\).*/\1, \2/p' reports/fuzz/report.md) (report.json, one heatmap per message)"
 	@echo "  build/sample-data/        a sample Kafka data directory written by kwire's writers"
 	@echo "  reports/sample-dump.txt   kwire dump of it: $$(grep -c "^End of " reports/sample-dump.txt) files, $$(grep -o "^End of .*, [0-9]* records" reports/sample-dump.txt | grep -o "[0-9]* records$$" | awk "{s+=\$$1} END {print s}") records"
-	@echo "  reports/sample-decoded/   the same directory decoded on Spark (local[*]), one JSON row per record"
+	@echo "  reports/sample-decoded/   the same directory decoded by kwire decode, one JSON row per record"
 
 # Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores. Tests
 # marked xdist_group("spark-cluster") share one worker, so only one Spark cluster is started.

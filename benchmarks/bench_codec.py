@@ -133,9 +133,9 @@ def kafka_python_codec(module: str, name: str, version: int, data: bytes) -> Cod
 
 @cache
 def reference_codec() -> tuple[object | None, str]:
-    """kwire.generator.reference_codec and '', or None and why it is not importable (it is written separately)."""
+    """tests.generator.reference_codec and '', or None and why it is not importable (it is written separately)."""
     try:
-        return importlib.import_module("kwire.generator.reference_codec"), ""
+        return importlib.import_module("tests.generator.reference_codec"), ""
     except Exception as exc:  # any failure to import means "skip construct", with the reason
         return None, f"{type(exc).__name__}: {exc}"
 
@@ -143,7 +143,7 @@ def reference_codec() -> tuple[object | None, str]:
 def require_reference_codec():
     ref, error = reference_codec()
     if ref is None:
-        raise ImportError(f"kwire.generator.reference_codec is not importable ({error})")
+        raise ImportError(f"tests.generator.reference_codec is not importable ({error})")
     return ref
 
 
@@ -721,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
     target = args.target or (0.04 if args.quick else 0.25)
 
     if reference_codec()[0] is None:
-        print(f"note: construct reference skipped: kwire.generator.reference_codec is not importable "
+        print(f"note: construct reference skipped: tests.generator.reference_codec is not importable "
               f"({reference_codec()[1]})")
     selected = args.workload or list(WORKLOAD_BUILDERS)
     import kwire.generated.api_versions_response as probe

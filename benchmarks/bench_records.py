@@ -44,7 +44,7 @@ import pyarrow.compute as pc  # noqa: E402
 from kwire.records import Codec, decode_batch  # noqa: E402
 from kwire.records import column_decoder  # noqa: E402
 from kwire.records.columns import load_compiled  # noqa: E402
-from kwire.spark.record_arrays import record_arrays  # noqa: E402
+from kwire.arrow.record_arrays import record_arrays  # noqa: E402
 
 RECORDS = 1000
 BASE_TS = 1_700_000_000_000

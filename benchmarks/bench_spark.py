@@ -8,7 +8,7 @@ Writes a log directory of segments (several ``topic-N`` partitions, producer-siz
 ~100 records, codecs none/lz4/zstd in turn) into a temporary directory, deleted at the end, and
 reads growing prefixes of it (by whole segments), every column of every record decoded each time:
 
-- **single process**: ``kwire.spark.local_reader.iter_batches``, the exact work of the Spark
+- **single process**: ``kwire.arrow.reader.iter_record_batches``, the exact work of the Spark
   tasks done in a row in this process (Arrow batches out, no JVM);
 - **local[1]** and **local[2]**: ``spark.read.format("kwire").load(dir)`` written to Spark's
   ``noop`` sink, so every row crosses into the JVM and nothing is written;
@@ -209,11 +209,11 @@ class CpuMeter:
 
 
 def single_process(path: Path) -> tuple[dict[str, float], int]:
-    from kwire.spark.local_reader import iter_batches
+    from kwire.arrow.reader import iter_record_batches
 
     meter = CpuMeter(os.getpid())
     meter.start()
-    rows = sum(batch.num_rows for batch in iter_batches(str(path)))
+    rows = sum(batch.num_rows for batch in iter_record_batches(str(path)))
     return meter.stop(), rows
 
 

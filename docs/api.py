@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 MODULES = [
-    "kwire", "kwire.wire", "kwire.records", "kwire.logs", "kwire.network", "kwire.fuzz", "kwire.spark",
+    "kwire", "kwire.wire", "kwire.records", "kwire.logs", "kwire.network", "kwire.fuzz", "kwire.arrow", "kwire.spark",
     "kwire.cli", "kwire.generator", "kwire.generated",
 ]
 

@@ -30,7 +30,7 @@ from typing import Any, cast
 
 from .model import Field, Message, Struct, parse_default
 from .types import FieldType
-from .versions import NONE, Versions
+from .versions import NONE, Versions, intersect_all, merge, minus, minus_all, segments
 
 LEVELS = ("wire", "json", "api")
 
@@ -103,55 +103,6 @@ class Finding:
         at = f" at v{self.versions}" if self.versions else ""
         return (f"note: {self.file}: {self.where}: {self.rule} ({self.level} level){at}: {self.old} -> {self.new}"
                 f"\n    {self.reason}")
-
-
-# --- version range arithmetic (ranges are intervals; differences may be two of them) ---------------
-
-def minus(a: Versions, b: Versions) -> list[Versions]:
-    """The parts of ``a`` outside ``b``."""
-    if a.empty:
-        return []
-    inside = a.intersect(b)
-    if inside.empty:
-        return [a]
-    parts = []
-    if a.lowest < inside.lowest:
-        parts.append(Versions(a.lowest, inside.lowest - 1))
-    if inside.highest < a.highest:
-        parts.append(Versions(inside.highest + 1, a.highest))
-    return parts
-
-
-def minus_all(parts: Iterable[Versions], b: Versions) -> list[Versions]:
-    return [piece for part in parts for piece in minus(part, b)]
-
-
-def intersect_all(parts: Iterable[Versions], b: Versions) -> list[Versions]:
-    return [x for x in (part.intersect(b) for part in parts) if not x.empty]
-
-
-def merge(parts: Iterable[Versions]) -> list[Versions]:
-    """Sort and join touching or overlapping ranges."""
-    merged: list[Versions] = []
-    for part in sorted((p for p in parts if not p.empty), key=lambda p: p.lowest):
-        if merged and part.lowest <= merged[-1].highest + 1:
-            last = merged.pop()
-            part = Versions(last.lowest, max(last.highest, part.highest))
-        merged.append(part)
-    return merged
-
-
-def segments(scope: Versions, boundaries: Iterable[Versions]) -> list[Versions]:
-    """Cut ``scope`` wherever one of ``boundaries`` starts or ends, so that each piece sees every
-    boundary range either entirely or not at all (then one version speaks for the piece)."""
-    if scope.empty:
-        return []
-    cuts = {scope.lowest}
-    for rng in boundaries:
-        if not rng.empty:
-            cuts.update(c for c in (rng.lowest, rng.highest + 1) if scope.lowest < c <= scope.highest)
-    points = sorted(cuts) + [scope.highest + 1]
-    return [Versions(a, b - 1) for a, b in zip(points, points[1:])]
 
 
 def versions_text(parts: Sequence[Versions]) -> str:

@@ -13,14 +13,15 @@ from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from . import jsonc
 from .builder import build_message
 from .errors import DefinitionError, Problem, did_you_mean
 from .model import Message
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 @lru_cache(maxsize=1)
@@ -30,6 +31,8 @@ def _schema() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _schema_validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # the generator extra; imported when a definition is first checked
+
     schema = _schema()
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)

@@ -103,7 +103,7 @@ def find_toolchain() -> Toolchain:
         compile=list(compiler.compiler_so), link=list(compiler.linker_so), archive=list(compiler.archiver),
         ranlib=list(compiler.ranlib or []), includes=includes,
         identity="\n".join([shlex.join(compiler.compiler_so), shlex.join(compiler.linker_so),
-                            version.stdout.strip(), sys.version, sysconfig.get_config_var("EXT_SUFFIX") or "",
+                            version.stdout.strip(), sys.version, extension_suffix(),
                             _mypyc_identity()]),
     )
 

@@ -6,6 +6,7 @@ given" and takes the caller's default.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 import re
 
@@ -68,15 +69,12 @@ class Versions:
 
     def subtract(self, other: "Versions") -> "Versions | None":
         """This range minus ``other``; None when the result is not one range (a hole)."""
-        if self.empty or other.empty or self.intersect(other).empty:
+        if self.empty:
             return self
-        if other.lowest <= self.lowest and other.highest >= self.highest:
-            return NONE
-        if other.lowest > self.lowest and other.highest < self.highest:
+        parts = minus(self, other)
+        if len(parts) > 1:
             return None
-        if other.lowest <= self.lowest:
-            return Versions(other.highest + 1, self.highest)
-        return Versions(self.lowest, other.lowest - 1)
+        return parts[0] if parts else NONE
 
     def __iter__(self):
         return iter(range(self.lowest, self.highest + 1))
@@ -93,3 +91,52 @@ class Versions:
 
 NONE = Versions(1, 0)
 ALL = Versions(0, MAX_VERSION)
+
+
+# --- arithmetic over several ranges (a difference may be two of them) ------------------------------
+
+def minus(a: Versions, b: Versions) -> list[Versions]:
+    """The parts of ``a`` outside ``b``."""
+    if a.empty:
+        return []
+    inside = a.intersect(b)
+    if inside.empty:
+        return [a]
+    parts = []
+    if a.lowest < inside.lowest:
+        parts.append(Versions(a.lowest, inside.lowest - 1))
+    if inside.highest < a.highest:
+        parts.append(Versions(inside.highest + 1, a.highest))
+    return parts
+
+
+def minus_all(parts: Iterable[Versions], b: Versions) -> list[Versions]:
+    return [piece for part in parts for piece in minus(part, b)]
+
+
+def intersect_all(parts: Iterable[Versions], b: Versions) -> list[Versions]:
+    return [x for x in (part.intersect(b) for part in parts) if not x.empty]
+
+
+def merge(parts: Iterable[Versions]) -> list[Versions]:
+    """Sort and join touching or overlapping ranges."""
+    merged: list[Versions] = []
+    for part in sorted((p for p in parts if not p.empty), key=lambda p: p.lowest):
+        if merged and part.lowest <= merged[-1].highest + 1:
+            last = merged.pop()
+            part = Versions(last.lowest, max(last.highest, part.highest))
+        merged.append(part)
+    return merged
+
+
+def segments(scope: Versions, boundaries: Iterable[Versions]) -> list[Versions]:
+    """Cut ``scope`` wherever one of ``boundaries`` starts or ends, so that each piece sees every
+    boundary range either entirely or not at all (then one version speaks for the piece)."""
+    if scope.empty:
+        return []
+    cuts = {scope.lowest}
+    for rng in boundaries:
+        if not rng.empty:
+            cuts.update(c for c in (rng.lowest, rng.highest + 1) if scope.lowest < c <= scope.highest)
+    points = sorted(cuts) + [scope.highest + 1]
+    return [Versions(a, b - 1) for a, b in zip(points, points[1:])]

@@ -13,11 +13,15 @@ listed before it):
                       snapshot at a metadata.version (above ``kwire.logs`` and ``kwire.features``).
 - ``kwire.network``   request/response headers, frames and a correlator, an example client.
 - ``kwire.fuzz``      round-trip and cross-version fuzzing, hostile-input fuzzing.
+- ``kwire.arrow``     Kafka log files as Arrow record batches in this process, and ``kwire
+                      decode`` without Spark (the ``arrow`` extra: PyArrow only).
 - ``kwire.spark``     bulk decoding on Apache Spark (the ``spark`` extra).
 - ``kwire.cli``       the ``kwire`` command (``python -m kwire``).
 
-``kwire.generator`` (build time: load and validate definitions, emit code, check compatibility)
-depends on the wire core only; nothing in the runtime imports it.
+``kwire.generator`` (build time: load and validate definitions, emit code, check compatibility;
+the ``generator`` extra: jinja2, jsonschema) depends on the wire core, and on ``kwire.fuzz`` for
+its hostile-input target; nothing in the runtime imports it, and ``import kwire`` imports none
+of the parts.
 
 Where to start:
 
@@ -27,20 +31,14 @@ Where to start:
   produces and fetches: ``kwire.network.client.KafkaClient``;
 - record batches: ``kwire.records.BatchReader``, ``kwire.records.RecordBatchBuilder``;
 - KRaft metadata: ``kwire.logs.metadata_log.read_metadata_log``, ``MetadataLogDirectory``;
-- many files at once: ``kwire.spark.build_session`` and ``spark.read.format("kwire")``, or
-  ``kwire.spark.read_table`` without Spark;
+- many files at once: ``kwire.arrow.iter_record_batches`` and ``kwire.arrow.read_table`` in this
+  process, or ``kwire.spark.build_session`` and ``spark.read.format("kwire")`` on Spark;
 - errors: everything kwire raises on purpose is a :class:`KwireError` (exported here with its
   subclasses).
 """
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version as _distribution_version
-
-from kwire.spark.shipped import guard as _guard_shipped_copy
-
-# Only in a copy that Spark shipped to an executor: compiled modules that do not load there give
-# way to their Python source (kwire/spark/shipped.py).
-_guard_shipped_copy(__path__[0])
+from typing import Any
 
 from kwire.wire.errors import (
     CorruptRecordError,
@@ -52,10 +50,21 @@ from kwire.wire.errors import (
     UnsupportedVersionError,
 )
 
-try:
-    __version__ = _distribution_version("kwire")
-except PackageNotFoundError:  # imported from a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> Any:
+    # The version is looked up when asked for: importlib.metadata costs more than the rest of
+    # ``import kwire.generated`` together (tens of milliseconds).
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("kwire")
+        except PackageNotFoundError:  # imported from a source tree that was never installed
+            found = "0+unknown"
+        globals()["__version__"] = found
+        return found
+    raise AttributeError(f"module 'kwire' has no attribute {name!r}")
+
 
 __all__ = [
     "CorruptRecordError",

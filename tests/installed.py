@@ -42,8 +42,11 @@ def build(source: Path, outdir: Path, *args: str, env: dict[str, str] | None = N
                cwd=source.parent, env=env)
 
 
-def fresh_venv(wheel: Path, root: Path) -> Path:
-    """A new virtual environment with only ``wheel`` installed (dependencies seen through .pth)."""
+def fresh_venv(wheel: Path, root: Path, extras: bool = True) -> Path:
+    """A new virtual environment with only ``wheel`` installed (dependencies seen through .pth).
+
+    ``extras=False``: it sees only the distributions the wheel requires without extras (and theirs),
+    linked into a folder of their own, as ``pip install kwire`` would install them."""
     run([sys.executable, "-m", "venv", "--without-pip", str(root)], cwd=root.parent)
     run([sys.executable, "-m", "pip", "--python", str(root / "bin" / "python"), "install", "--quiet", "--no-deps",
          "--no-index", "--ignore-installed", str(wheel)], cwd=root)
@@ -51,8 +54,39 @@ def fresh_venv(wheel: Path, root: Path) -> Path:
     site = Path(subprocess.check_output(
         [root / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_path('platlib'))"], text=True).strip())
     assert (site / "kwire" / "generated" / "__init__.py").is_file()
-    # every site directory of this environment: a light venv reaches its packages through a .pth of its own,
-    # which a directory named in another .pth does not get processed
-    sites = [sysconfig.get_path("purelib")] + [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
-    (site / "zz_dependencies.pth").write_text("".join(f"{p}\n" for p in dict.fromkeys(sites)))
+    if extras:  # every site-packages folder this interpreter reads (a venv may reach another by a .pth)
+        folders = [sysconfig.get_path("purelib"), *(p for p in sys.path if p.endswith("site-packages"))]
+        dependencies = "\n".join(dict.fromkeys(folders))
+    else:
+        dependencies = str(required_only(wheel, root / "required"))
+    (site / "zz_dependencies.pth").write_text(dependencies + "\n")
     return root
+
+
+def required_only(wheel: Path, folder: Path) -> Path:
+    """A folder of links to the files of the distributions ``wheel`` requires without any extra."""
+    import importlib.metadata
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as opened:
+        (name,) = [n for n in opened.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = opened.read(name).decode()
+    wanted = [line.partition(":")[2] for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    folder.mkdir(parents=True)
+    seen: set[str] = set()
+    while wanted:
+        requirement = wanted.pop()
+        if "extra ==" in requirement:
+            continue
+        project = re.match(r"\s*([A-Za-z0-9_.-]+)", requirement).group(1).lower()
+        if project in seen:
+            continue
+        seen.add(project)
+        distribution = importlib.metadata.distribution(project)
+        wanted += distribution.requires or []
+        for top in {file.parts[0] for file in distribution.files or [] if not file.parts[0].startswith("..")}:
+            source = Path(distribution.locate_file(top))
+            if source.exists() and not (folder / top).exists():
+                (folder / top).symlink_to(source)
+    return folder

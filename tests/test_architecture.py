@@ -1,8 +1,10 @@
 """The package's architecture, checked on its import graph (every import, lazy ones included).
 
 kwire's parts depend one way: the wire core on nothing; records on the wire core; the generated
-codecs on those two; logs, network, fuzz, spark and the command line above them. The generator
-is build time: no runtime part imports it. Only ``kwire.spark`` needs PySpark.
+codecs on those two; logs, network, fuzz, arrow, spark and the command line above them. The
+generator is build time: no runtime part imports it, nor its libraries (jinja2, jsonschema), nor
+the test oracle's (construct). Only ``kwire.spark`` needs PySpark; ``kwire.arrow`` needs PyArrow
+alone. ``import kwire`` imports none of the parts above the wire core.
 """
 from __future__ import annotations
 
@@ -71,8 +73,11 @@ ALLOWED = {
     "generator": {"wire", "fuzz"},  # fuzz: the definition loader's hostile-input target plugs into that harness
     "features": {"wire", "records", "generated", "logs"},  # KIP-584/KIP-778 rules over metadata logs
     "metadata": {"wire", "records", "generated", "logs", "features"},  # the image: above logs and features
+    "arrow": {"wire", "records", "generated", "logs"},  # log files to Arrow in-process; Spark's tasks run it too
 }
-RUNTIME_PARTS = {"wire", "records", "generated", "logs", "network", "fuzz", "spark", "features", "metadata", "testing"}
+RUNTIME_PARTS = {"wire", "records", "generated", "logs", "network", "fuzz", "arrow", "spark", "features", "metadata",
+                 "testing"}
+BUILD_TIME_LIBRARIES = ("jinja2", "jsonschema", "construct")  # the generator extra, and the test oracle
 
 
 @pytest.mark.parametrize("source", sorted(ALLOWED))
@@ -92,6 +97,31 @@ def test_only_kwire_spark_needs_pyspark():
                        if any(name == "pyspark" or name.startswith("pyspark.") for name in imported_names(module, path))
                        and part(module) != "spark")
     assert not offenders
+
+
+def test_the_runtime_imports_no_build_time_library():
+    offenders = sorted((module, name) for module, path in modules()
+                       if part(module) in RUNTIME_PARTS | {"kwire"}
+                       for name in imported_names(module, path)
+                       if name.partition(".")[0] in BUILD_TIME_LIBRARIES)
+    assert not offenders
+
+
+def test_the_generator_imports_its_libraries_only_when_it_uses_them():
+    # the command line imports the generator's modules to build its parser; without the generator
+    # extra `kwire generate` must say which extra to install, not fail to start
+    offenders = sorted((module, node.lineno) for module, path in modules() if part(module) == "generator"
+                       for node in ast.parse(path.read_text()).body
+                       if isinstance(node, (ast.Import, ast.ImportFrom))
+                       and any(name.partition(".")[0] in BUILD_TIME_LIBRARIES
+                               for name in ([a.name for a in node.names] if isinstance(node, ast.Import)
+                                            else [node.module or ""])))
+    assert not offenders
+
+
+def test_import_kwire_imports_no_part_above_the_wire_core():
+    imported = imported_names("kwire", REPO / "kwire" / "__init__.py")
+    assert {part(name) for name in imported} - {None, "kwire"} <= {"wire"}
 
 
 def test_the_folders_of_kwire_name_its_parts():

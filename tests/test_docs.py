@@ -12,7 +12,7 @@ def test_the_api_reference_builds(tmp_path):
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     pages = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.html")}
-    for part in ("wire", "records", "logs", "network", "fuzz", "spark", "cli", "generator", "generated"):
+    for part in ("wire", "records", "logs", "network", "fuzz", "arrow", "spark", "cli", "generator", "generated"):
         assert f"kwire/{part}.html" in pages
     assert {"kwire/wire/errors.html", "kwire/network/framing.html", "kwire/network/client.html"} <= pages
     front = (tmp_path / "kwire.html").read_text()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.installed import build, copy_sources, fresh_venv, run as _run
-from tests.paths import CAPTURES, REPO
+from tests.paths import CAPTURES, KRAFT_361, REPO
 
 
 def test_pyproject_lists_every_package():
@@ -44,6 +44,39 @@ def venv(dist, tmp_path_factory) -> Path:
     """A fresh virtual environment with only the wheel installed (dependencies seen through .pth)."""
     (wheel,) = dist.glob("*.whl")
     return fresh_venv(wheel, tmp_path_factory.mktemp("venv") / "env")
+
+
+@pytest.fixture(scope="module")
+def bare_venv(dist, tmp_path_factory) -> Path:
+    """The wheel installed without extras: only the distributions it requires are importable."""
+    (wheel,) = dist.glob("*.whl")
+    return fresh_venv(wheel, tmp_path_factory.mktemp("bare") / "env", extras=False)
+
+
+def test_kwire_without_extras_decodes_frames_and_logs_and_names_the_extras_it_lacks(bare_venv, tmp_path):
+    env = {**os.environ, "PYTHONPATH": ""}
+    python, kwire = str(bare_venv / "bin" / "python"), str(bare_venv / "bin" / "kwire")
+    absent = _run([python, "-c", "import importlib.util as u; print([n for n in ('jinja2', 'jsonschema', 'construct', "
+                                 "'pyarrow', 'pyspark', 'hypothesis') if u.find_spec(n)])"], cwd=tmp_path, env=env)
+    assert absent.stdout == "[]\n"  # none of the extras' libraries is there
+    raw = CAPTURES / "tansu" / "raw"
+    frame = _run([kwire, "frame", str(raw / "c01_resp_0000_k18_v3_corr1.bin"), "--request",
+                  str(raw / "c01_req_0000_k18_v3_corr1.bin"), "--json"], cwd=tmp_path, env=env)
+    assert '"apiKeys"' in frame.stdout
+    dump = _run([kwire, "dump", str(KRAFT_361 / "__cluster_metadata-0")], cwd=tmp_path, env=env)
+    assert "PartitionRecord" in dump.stdout
+    _run([python, "-c", "import sys, kwire, kwire.generated, kwire.logs.metadata_log; "
+                        "assert not [m for m in sys.modules if m.startswith(('kwire.spark', 'kwire.generator'))]"],
+         cwd=tmp_path, env=env)
+    for argv, line in [
+        (["generate", "--defs", "kwire:builtin", "--out", "mine"],
+         "kwire generate: jinja2 and jsonschema are not installed; install kwire[generator]"),
+        (["validate", "kwire:builtin"], "kwire validate: jsonschema is not installed; install kwire[generator]"),
+        (["decode", str(KRAFT_361), "--out", "decoded"], "kwire decode: pyarrow is not installed; install kwire[arrow]"),
+    ]:
+        refused = subprocess.run([kwire, *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert (refused.returncode, refused.stderr) == (2, line + "\n")
+    assert not (tmp_path / "mine").exists() and not (tmp_path / "decoded").exists()
 
 
 def test_the_wheel_holds_one_top_level_package(dist):

@@ -1,11 +1,10 @@
 """Emit one Python module per definition, and the package ``__init__`` that indexes them."""
 from __future__ import annotations
 
-import sysconfig
+import functools
 from collections.abc import Iterable
 from pathlib import Path
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from kwire.wire import struct_base
 from kwire.wire.files import ExistingFileError, atomic_write
@@ -14,12 +13,20 @@ from ..model import Message, snake_case
 from .flavours import COMPILED, PURE
 from .views import ModuleView
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("kwire.generator", "templates"),
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-    autoescape=False,
-)
+if TYPE_CHECKING:
+    import jinja2
+
+
+@functools.cache
+def _templates() -> jinja2.Environment:
+    import jinja2  # the generator extra; imported when something is first rendered
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("kwire.generator", "templates"),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
 
 
 # The compiled build's copy of kwire/struct_base.py (see there for why it is copied).
@@ -33,11 +40,11 @@ def module_name(message: Message) -> str:
 def render_message(message: Message, source: str | None = None, *, native: bool = False) -> str:
     """The module for one definition; ``native`` renders the flavour built by ``--compile``."""
     view = ModuleView(message, COMPILED if native else PURE, source)
-    return _ENV.get_template("module.py.j2").render(module=view)
+    return _templates().get_template("module.py.j2").render(module=view)
 
 
 def render_package_init(messages: Iterable[Message]) -> str:
-    return _ENV.get_template("package_init.py.j2").render(
+    return _templates().get_template("package_init.py.j2").render(
         modules=[(module_name(m), m.name) for m in sorted(messages, key=lambda m: m.name)]
     )
 
@@ -102,7 +109,9 @@ def write_package(files: dict[str, str], out_dir: Path, *, force: bool = False) 
     if changed:
         # Extension modules of a compiled build would shadow the new sources: drop them
         # (`kwire generate --compile` builds them again).
-        for path in out_dir.glob("*" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")):
+        from kwire.generator.native_compiler import extension_suffix
+
+        for path in out_dir.glob("*" + extension_suffix()):
             path.unlink()
             changed.append(path.name)
     return changed

@@ -18,8 +18,8 @@ from kwire.metadata.image import (
     ControllerRegistration,
     MetadataImage,
     PartitionRegistration,
-    uuid_text,
 )
+from kwire.wire.jsonform import uuid_to_text
 
 
 def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int], str] | None = None) -> dict[str, Any]:
@@ -37,7 +37,7 @@ def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int]
         "brokers": [_broker(b) for _, b in sorted(image.cluster.brokers.items())],
         "controllers": [_controller(c) for _, c in sorted(image.cluster.controllers.items())],
         "topics": [
-            {"name": t.name, "id": uuid_text(t.id),
+            {"name": t.name, "id": uuid_to_text(t.id),
              "partitions": [_partition(i, p) for i, p in sorted(t.partitions.items())]}
             for t in sorted(image.topics.by_id.values(), key=lambda t: t.name)
         ],
@@ -51,10 +51,10 @@ def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int]
             for q in sorted(image.client_quotas.entities.values(), key=lambda q: repr(q.entity))
         ],
         "nextProducerId": image.next_producer_id,
-        "acls": [{"id": uuid_text(i), "resourceType": a.resource_type, "resourceName": a.resource_name,
+        "acls": [{"id": uuid_to_text(i), "resourceType": a.resource_type, "resourceName": a.resource_name,
                   "patternType": a.pattern_type, "principal": a.principal, "host": a.host,
                   "operation": a.operation, "permissionType": a.permission_type}
-                 for i, a in sorted(image.acls.items(), key=lambda item: uuid_text(item[0]))],
+                 for i, a in sorted(image.acls.items(), key=lambda item: uuid_to_text(item[0]))],
         "scramCredentials": [
             {"mechanism": SCRAM_MECHANISMS.get(m, m), "user": user, "iterations": c.iterations}
             for m, users in sorted(image.scram.items()) for user, c in sorted(users.items())
@@ -68,7 +68,7 @@ def image_to_json(image: MetadataImage, *, metadata_version_name: Callable[[int]
         "quorum": {
             "kraftVersion": image.quorum.kraft_version,
             "voters": None if image.quorum.voters is None else [
-                {"id": v.id, "directoryId": uuid_text(v.directory_id),
+                {"id": v.id, "directoryId": uuid_to_text(v.directory_id),
                  "endpoints": [{"name": n, "host": h, "port": p} for n, h, p in v.endpoints],
                  "kraftVersion": {"min": v.kraft_version.min, "max": v.kraft_version.max}}
                 for v in image.quorum.voters],
@@ -90,19 +90,19 @@ def _features(features: dict) -> dict[str, Any]:
 
 
 def _broker(b: BrokerRegistration) -> dict[str, Any]:
-    return {"id": b.id, "epoch": b.epoch, "incarnationId": uuid_text(b.incarnation_id),
+    return {"id": b.id, "epoch": b.epoch, "incarnationId": uuid_to_text(b.incarnation_id),
             "listeners": _listeners(b.listeners), "supportedFeatures": _features(b.supported_features),
             "rack": b.rack, "fenced": b.fenced, "inControlledShutdown": b.in_controlled_shutdown,
-            "isMigratingZkBroker": b.is_migrating_zk_broker, "logDirs": [uuid_text(d) for d in b.directories]}
+            "isMigratingZkBroker": b.is_migrating_zk_broker, "logDirs": [uuid_to_text(d) for d in b.directories]}
 
 
 def _controller(c: ControllerRegistration) -> dict[str, Any]:
-    return {"id": c.id, "incarnationId": uuid_text(c.incarnation_id), "zkMigrationReady": c.zk_migration_ready,
+    return {"id": c.id, "incarnationId": uuid_to_text(c.incarnation_id), "zkMigrationReady": c.zk_migration_ready,
             "listeners": _listeners(c.listeners), "supportedFeatures": _features(c.supported_features)}
 
 
 def _partition(index: int, p: PartitionRegistration) -> dict[str, Any]:
-    return {"partition": index, "replicas": list(p.replicas), "directories": [uuid_text(d) for d in p.directories],
+    return {"partition": index, "replicas": list(p.replicas), "directories": [uuid_to_text(d) for d in p.directories],
             "isr": list(p.isr), "removingReplicas": list(p.removing_replicas), "addingReplicas": list(p.adding_replicas),
             "elr": list(p.elr), "lastKnownElr": list(p.last_known_elr), "leader": p.leader,
             "leaderRecoveryState": LEADER_RECOVERY_STATES.get(p.leader_recovery_state, p.leader_recovery_state),

@@ -7,14 +7,12 @@ epoch). Maps are Python dicts: equal when they hold the same entries, whatever t
 Kafka's maps are; their insertion order is kept only to write records back in Kafka's order
 (:mod:`kwire.features.java_order`).
 
-:mod:`kwire.metadata.replay` builds an image record by record; :meth:`MetadataImage.to_json`
-gives the form ``kwire metadata image --json`` prints.
+:mod:`kwire.metadata.replay` builds an image record by record;
+:func:`kwire.metadata.describe.image_to_json` gives the form ``kwire metadata image --json`` prints.
 """
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass, field, replace
-from typing import Any
 from uuid import UUID
 
 #: ``DirectoryId.MIGRATING``: a replica whose directory is not known yet (before JBOD on KRaft).
@@ -29,11 +27,6 @@ LEADER_RECOVERY_STATES = {0: "RECOVERED", 1: "RECOVERING"}
 SCRAM_MECHANISMS = {0: "UNKNOWN", 1: "SCRAM_SHA_256", 2: "SCRAM_SHA_512"}
 #: ConfigResource.Type ids and names.
 CONFIG_RESOURCE_TYPES = {0: "UNKNOWN", 2: "TOPIC", 4: "BROKER", 8: "BROKER_LOGGER", 16: "CLIENT_METRICS", 32: "GROUP"}
-
-
-def uuid_text(value: UUID) -> str:
-    """A UUID as Kafka prints one: URL-safe base64 of its 16 bytes, no padding."""
-    return base64.urlsafe_b64encode(value.bytes).rstrip(b"=").decode()
 
 
 def uuid_sort_key(value: UUID) -> tuple[int, int]:
@@ -289,11 +282,6 @@ class MetadataImage:
     def same_metadata(self, other: "MetadataImage") -> bool:
         """Equal in everything a snapshot's metadata records carry (the quorum and provenance aside)."""
         return all(getattr(self, name) == getattr(other, name) for name in METADATA_PARTS)
-
-    def to_json(self) -> dict[str, Any]:
-        from kwire.metadata.describe import image_to_json
-
-        return image_to_json(self)
 
 
 #: The parts a snapshot's metadata records hold, in the order Kafka writes them (MetadataImage.write).

@@ -42,8 +42,8 @@ from kwire.metadata.image import (
     VersionRange,
     ZK_MIGRATION_STATES,
     uuid_sort_key,
-    uuid_text,
 )
+from kwire.wire.jsonform import uuid_to_text
 
 METADATA_VERSION = "metadata.version"
 NO_LEADER_CHANGE = -2
@@ -185,7 +185,7 @@ class MetadataReplayer:
     def _existing_topic(self, topic_id: UUID, what: str) -> TopicImage:
         topic = self.image.topics.by_id.get(topic_id)
         if topic is None:
-            raise ReplayError(f"{what} for topic {uuid_text(topic_id)}, which does not exist")
+            raise ReplayError(f"{what} for topic {uuid_to_text(topic_id)}, which does not exist")
         return topic
 
     def _partition(self, record: Any) -> None:
@@ -196,13 +196,13 @@ class MetadataReplayer:
         topic = self.image.topics.by_id.get(record.topic_id)
         partition = topic.partitions.get(record.partition_id) if topic else None
         if topic is None or partition is None:
-            raise ReplayError(f"Unable to find partition {uuid_text(record.topic_id)}:{record.partition_id}")
+            raise ReplayError(f"Unable to find partition {uuid_to_text(record.topic_id)}:{record.partition_id}")
         topic.partitions[record.partition_id] = merge_partition_change(partition, record)
 
     def _remove_topic(self, record: Any) -> None:
         topic = self.image.topics.by_id.pop(record.topic_id, None)
         if topic is None:
-            raise ReplayError(f"Unable to delete topic with id {uuid_text(record.topic_id)}: no such topic found.")
+            raise ReplayError(f"Unable to delete topic with id {uuid_to_text(record.topic_id)}: no such topic found.")
         self.image.configs.resources.pop((TOPIC_RESOURCE, topic.name), None)
 
     def _clear_elr(self, record: Any) -> None:
@@ -258,7 +258,7 @@ class MetadataReplayer:
 
     def _remove_acl(self, record: Any) -> None:
         if self.image.acls.pop(record.id, None) is None:
-            raise ReplayError(f"Failed to find existing ACL with ID {uuid_text(record.id)} in either image or changes")
+            raise ReplayError(f"Failed to find existing ACL with ID {uuid_to_text(record.id)} in either image or changes")
 
     def _scram(self, record: Any) -> None:
         users = self.image.scram.setdefault(_scram_mechanism(record.mechanism), {})

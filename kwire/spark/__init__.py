@@ -10,14 +10,11 @@
 
 Modules: ``session`` (the SparkSession), ``shipping`` (kwire to a cluster's executors, as
 archives), ``shipped`` (a shipped copy on an executor: compiled modules that cannot load fall back),
-``datasource`` (the ``kwire`` format), ``options`` (its options), ``logfiles`` (which files, of
-which kind), ``storage`` (reading them: local disks, or ``s3://``, ``gs://``, ``hdfs://`` through
-``pyarrow.fs``), ``splits`` (cutting files at batch boundaries), ``arrow_records`` (pieces of files
-to Arrow batches), ``record_arrays`` (Arrow arrays over the column decoder's buffers),
-``decoders`` (record values to messages), ``typed`` (the typed ``record`` column), ``schemas``
-(Arrow and Spark schemas of rows and messages), ``decode`` (``decode_column``), ``local_reader``
-(the same rows without Spark), ``fuzz`` (``kwire fuzz --spark``), ``progress`` (a progress line
-for jobs).
+``datasource`` (the ``kwire`` format: :mod:`kwire.arrow` plans and decodes, Spark only decides
+which process reads which piece), ``schemas`` (Spark schemas of kwire's Arrow ones), ``decode``
+(``decode_column``), ``summary`` (what a job wrote), ``fuzz`` (``kwire fuzz --spark``),
+``progress`` (a progress line for jobs). ``read_table`` is :func:`kwire.arrow.read_table`, which
+needs no Spark.
 PySpark is imported only by the modules that need it.
 """
 from __future__ import annotations
@@ -30,9 +27,9 @@ _EXPORTS = {
     "register": "kwire.spark.datasource",
     "KwireDataSource": "kwire.spark.datasource",
     "decode_column": "kwire.spark.decode",
-    "read_table": "kwire.spark.local_reader",
-    "message_type": "kwire.spark.schemas",
-    "arrow_schema": "kwire.spark.schemas",
+    "read_table": "kwire.arrow.reader",
+    "message_type": "kwire.arrow.schemas",
+    "arrow_schema": "kwire.arrow.schemas",
     "spark_schema": "kwire.spark.schemas",
 }
 

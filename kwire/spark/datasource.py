@@ -17,9 +17,9 @@ from collections.abc import Iterator, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kwire.spark import splits
-from kwire.spark.arrow_records import ReadOptions, read_pieces
-from kwire.spark.options import ScanOptions
+from kwire.arrow import splits
+from kwire.arrow.pieces import ReadOptions, read_pieces
+from kwire.arrow.options import ScanOptions
 from kwire.spark.schemas import to_spark
 
 FORMAT = "kwire"

@@ -12,7 +12,8 @@ import pyarrow as pa
 
 from kwire.wire.errors import KwireError
 from kwire.wire.message import GeneratedStruct
-from kwire.spark import schemas
+from kwire.arrow import schemas
+from kwire.spark.schemas import to_spark_type
 
 
 def resolve_message(message: str | type[GeneratedStruct], package: str = "kwire.generated") -> type[GeneratedStruct]:
@@ -57,7 +58,7 @@ def decode_column(
     if column not in source:
         raise KwireError(f"no column {column!r} in {source}")
     target = into or column
-    out_schema = _output_schema(df.schema, column, target, schemas.to_spark_type(struct_type))
+    out_schema = _output_schema(df.schema, column, target, to_spark_type(struct_type))
 
     def decode_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         message_cls = getattr(importlib.import_module(module), name)

@@ -12,8 +12,9 @@ which says what the compiled modules (mypyc's ``.so`` files) in it were built fo
   beside that module instead, and warns once. The compiled record decoder has no ``.py`` of its
   own name: :mod:`kwire.records.columns` falls back for it, and says so.
 
-``import kwire`` calls :func:`guard` (this module imports nothing else, and no PySpark); in any
-other kwire (a checkout, an installed wheel) there is no marker and it only looks for one.
+The shipped copy's ``kwire/__init__.py`` calls :func:`guard` (:mod:`kwire.spark.shipping` adds
+the call when it writes the archive; this module imports nothing else, and no PySpark). Any
+other kwire (a checkout, an installed wheel) neither imports this module nor has a marker.
 """
 from __future__ import annotations
 

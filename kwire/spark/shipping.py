@@ -105,10 +105,26 @@ def build_description(files: Iterable[str]) -> dict:
     }
 
 
+#: What the shipped copy of ``kwire/__init__.py`` ends with: an installed kwire never imports
+#: kwire.spark, while the copy on an executor must install the fallback for compiled modules as
+#: it is imported, before any compiled codec loads.
+GUARD_LINES = """
+
+# Added by kwire.spark.shipping to the copy shipped to Spark executors: compiled modules that do
+# not load there give way to their Python source (kwire/spark/shipped.py).
+from kwire.spark.shipped import guard as _guard_shipped_copy
+
+_guard_shipped_copy(__path__[0])
+"""
+
+
 def write_archive(target: Path, files: dict[str, Path]) -> Path:
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, file in sorted(files.items()):
-            archive.write(file, name)
+            if name == "__init__.py" and "spark/shipped.py" in files:  # kwire's own: with the guard
+                archive.writestr(name, file.read_text(encoding="utf-8") + GUARD_LINES)
+            else:
+                archive.write(file, name)
         archive.writestr(MARKER, json.dumps(build_description(files), indent=1) + "\n")
     return target
 

@@ -1,16 +1,7 @@
 """What a decode job wrote, read back from its output: files, batches, records, bytes not decoded."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class WrittenSummary:
-    files: int
-    batches: int
-    records: int
-    skipped_ranges: int  # rows naming a range not decoded (only with skipUndecodable)
-    skipped_bytes: int
+from kwire.arrow.output import WrittenSummary
 
 
 def written_summary(spark, out: str, output_format: str, skipped: bool) -> WrittenSummary:

@@ -88,3 +88,33 @@ def _sync_directory(directory: Path) -> None:
             os.fsync(handle)
         finally:
             os.close(handle)
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike[str], *, force: bool) -> Iterator[Path]:
+    """A temporary directory beside ``path`` to fill; it becomes ``path`` when the block ends.
+
+    For outputs made of many files (``kwire decode``'s part files): an error half-way leaves
+    ``path`` as it was. Refuses an existing ``path`` unless ``force``; with ``force`` the old
+    directory (or file) is removed just before the new one takes its place."""
+    import shutil
+
+    target = Path(path)
+    refuse_existing(target, force=force)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    temporary.chmod(0o777 & ~umask)  # mkdtemp makes it private; the output is an ordinary directory
+    try:
+        yield temporary
+        refuse_existing(target, force=force)
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            target.unlink()
+        os.replace(temporary, target)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    _sync_directory(target.parent)

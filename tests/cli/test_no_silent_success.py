@@ -94,10 +94,13 @@ def test_fuzz_report_without_matplotlib_still_writes_the_data(tmp_path, capsys, 
 
 
 @pytest.mark.parametrize(("argv", "absent", "expected"), [
-    (["decode", str(KRAFT_361), "--out", "OUT"], "pyspark", "kwire decode: pyspark is not installed; install kwire[spark]"),
+    (["decode", str(KRAFT_361), "--out", "OUT", "--spark"], "pyspark", "kwire decode: pyspark is not installed; install kwire[spark]"),
+    (["decode", str(KRAFT_361), "--out", "OUT"], "pyarrow", "kwire decode: pyarrow is not installed; install kwire[arrow]"),
+    (["generate", "--check"], "jinja2", "kwire generate: jinja2 is not installed; install kwire[generator]"),
+    (["validate", "message_defs"], "jsonschema", "kwire validate: jsonschema is not installed; install kwire[generator]"),
     (["fuzz", "--spark", "--messages", "ApiVersionsRequest"], "pyarrow", "kwire fuzz: pyarrow is not installed; install kwire[spark]"),
 ])
-def test_spark_commands_without_the_spark_extra(argv, absent, expected, tmp_path, capsys, monkeypatch):
+def test_commands_without_their_extra_say_which_to_install(argv, absent, expected, tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, absent, None)
     argv = [str(tmp_path / "out") if a == "OUT" else a for a in argv]
     assert main(argv) == 2

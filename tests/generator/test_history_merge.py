@@ -104,7 +104,7 @@ def _leaves(plain):
 def test_restored_versions_read_and_write_kafka_pythons_bytes(name, kp_module, kp_class, versions):
     import importlib
 
-    from kwire.generator.reference_codec import reference_decode, reference_encode
+    from tests.generator.reference_codec import reference_decode, reference_encode
 
     module = importlib.import_module(f"kafka.protocol.old.{kp_module}")
     _, merged = merge_and_prove(*sides(name), f"merged:{name}")

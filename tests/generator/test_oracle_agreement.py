@@ -11,7 +11,7 @@ import pytest
 
 from kwire import generated
 from kwire.generator.loader import load_definitions
-from kwire.generator.reference_codec import reference_decode, reference_encode
+from tests.generator.reference_codec import reference_decode, reference_encode
 from kwire.fuzz.values import case_instance
 from kwire.wire.message import GeneratedStruct
 from tests.paths import MESSAGE_DEFS

@@ -19,7 +19,7 @@ import pytest
 import kafka
 from kwire.generator.loader import load_file, load_text
 from kwire.generator.model import Message, Struct
-from kwire.generator.reference_codec import (
+from tests.generator.reference_codec import (
     UNKNOWN_TAGGED,
     default_plain,
     field_default,

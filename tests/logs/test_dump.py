@@ -389,7 +389,7 @@ def test_a_segment_under_another_name_is_read_as_what_its_content_is(tmp_path, c
 
 
 def test_dump_and_decode_pick_the_same_files_of_a_folder(tmp_path, capsys) -> None:
-    from kwire.spark.logfiles import discover
+    from kwire.arrow.logfiles import discover
 
     for name in ("a.batch", "b.batch"):
         (tmp_path / name).write_bytes((CAPTURES / "librdkafka-mock" / "batches").glob("*.batch").__next__().read_bytes())

@@ -28,7 +28,7 @@ from kwire.records import BatchReader, Codec, FileBatchReader, RecordBatch, deco
 from kwire.records import column_decoder, columns
 from kwire.records.record_codec import encode_record, read_records
 from kwire.records.varint import zigzag_varint_bytes as zz
-from kwire.spark.record_arrays import record_arrays
+from kwire.arrow.record_arrays import record_arrays
 from kwire.wire.errors import CorruptRecordError, DecodeError
 from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390
 from tests.records.test_legacy import parse_fetch_response

@@ -1,4 +1,4 @@
-"""``kwire decode`` on a corrupt file: one clear line on stderr; the JVM's logs and stack frames
+"""``kwire decode --spark`` on a corrupt file: one clear line on stderr; the JVM's logs and stack frames
 (hundreds of lines) and its start-up warning only with ``-v``. Each run starts its own JVM."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def corrupt_copy(folder):
 
 def decode(*argv: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    return subprocess.run([sys.executable, "-m", "kwire", "decode", *argv], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kwire", "decode", "--spark", *argv], capture_output=True, text=True,
                           env=env, timeout=300)
 
 

@@ -29,7 +29,9 @@ from kwire.cli.main import main as kwire_main
 from kwire.fuzz.values import case_instance
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord, metadata_record_classes
 from kwire.records import Codec, RecordBatchBuilder, build_end_transaction_batch
-from kwire.spark import decode_column, read_table, schemas
+from kwire.arrow import schemas
+from kwire.spark.schemas import to_spark
+from kwire.spark import decode_column, read_table
 from kwire.wire.errors import KwireError
 from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
 
@@ -194,7 +196,7 @@ def expected_rows(log_dir) -> list[dict]:
 
 def test_spark_reads_exactly_what_kafka_python_reads(spark, log_dir, expected_rows):
     frame = spark.read.format("kwire").option("maxSplitBytes", SPLIT).load(str(log_dir))
-    assert frame.schema == schemas.to_spark(schemas.RECORD_SCHEMA)
+    assert frame.schema == to_spark(schemas.RECORD_SCHEMA)
     rows = frame.toArrow().to_pylist()
     assert len(rows) == len(expected_rows)
     assert rows == expected_rows  # in order: no record lost or repeated at a cut
@@ -578,3 +580,45 @@ def test_kwire_decode_fails_on_an_undecoded_range_or_counts_it_when_told(tmp_pat
     assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "b"), "--skip-undecodable"]) == 0
     assert capsys.readouterr().out.endswith(
         "1 file, 18148 batches, 18564 records; 166 bytes not decoded, in 1 skipped range (rows with skipped_bytes set)\n")
+
+
+# --- the embedded default and the Spark path write the same output --------------------------------
+
+
+def written_rows(out: Path, output_format: str) -> list:
+    """Every row of a decode's output: Parquet rows as dicts in (file, offset) order, JSON lines as
+    text, sorted (part files split the rows differently on the two paths)."""
+    if output_format == "json":
+        return sorted(line for p in out.glob("*.json") for line in p.read_text().splitlines())
+    import pyarrow.parquet as pq
+
+    rows = [row for p in sorted(out.glob("*.parquet")) for row in pq.read_table(p).to_pylist()]
+    return sorted(rows, key=lambda r: (r["file"], r["offset"] if r["offset"] is not None else -1,
+                                       r.get("skipped_position") or -1))
+
+
+@pytest.mark.parametrize("output_format", ["parquet", "json"])
+def test_decode_here_writes_what_decode_on_spark_writes(spark, log_dir, tmp_path, monkeypatch, capsys, output_format):
+    from kwire.arrow import decode_files
+
+    monkeypatch.setattr(decode_files, "IN_PROCESS_BYTES", 0)  # this small input too goes to two worker processes
+    torn, damaged = damaged_copies(tmp_path)
+    inputs = [
+        (str(log_dir), ["--split-mb", "1"]),  # every codec and client, control batches, a bad CRC
+        (str(KRAFT_36), ["--record-type", "PartitionRecord"]),  # decoded records and a typed struct column
+        (str(damaged.parent), ["--skip-undecodable"]),  # a skipped range: a row of its own
+        (str(torn.parent), ["--skip-undecodable"]),  # a torn tail
+    ]
+    for number, (source, extra) in enumerate(inputs):
+        here, there = tmp_path / f"here-{number}", tmp_path / f"spark-{number}"
+        common = ["decode", source, "--format", output_format, *extra]
+        assert kwire_main([*common, "--out", str(here), "--jobs", "2"]) == 0
+        summary_here = capsys.readouterr().out.partition(": ")[2]
+        assert kwire_main([*common, "--out", str(there), "--spark"]) == 0
+        summary_there = capsys.readouterr().out.partition(": ")[2]
+        assert summary_here == summary_there and " 0 records" not in summary_here
+        assert (here / "_SUCCESS").exists() and (there / "_SUCCESS").exists()
+        rows = written_rows(here, output_format)
+        assert rows and rows == written_rows(there, output_format), source
+    # one part per split, as Spark's tasks write: the 1.3 MB metadata log cut in two for two processes
+    assert sorted(p.name.partition(".")[0] for p in (tmp_path / "here-1").glob("part-*")) == ["part-00000", "part-00001"]

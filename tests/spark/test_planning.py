@@ -12,9 +12,10 @@ import pytest
 from kwire.generated import MESSAGES
 from kwire.wire.errors import CorruptRecordError, KwireError, UnsupportedVersionError
 from kwire.records import Codec, RecordBatchBuilder
-from kwire.spark import logfiles, schemas, splits
-from kwire.spark.local_reader import read_table
-from kwire.spark.logfiles import Kind
+from kwire.arrow import logfiles, schemas, splits
+from kwire.spark.schemas import spark_schema
+from kwire.arrow.reader import read_table
+from kwire.arrow.logfiles import Kind
 
 
 def batch(base_offset: int, count: int, size: int = 100, codec: Codec = Codec.NONE) -> bytes:
@@ -172,7 +173,7 @@ def test_every_message_version_has_an_arrow_and_a_spark_schema():
     for cls in MESSAGES.values():
         for version in schemas.versions_of(cls):
             arrow = schemas.arrow_schema(cls, version)
-            spark = schemas.spark_schema(cls, version)
+            spark = spark_schema(cls, version)
             assert spark.fieldNames() == arrow.names
             # a default instance converts into that layout
             pa.array([schemas.converter(cls, version)(cls())], schemas.message_type(cls, version))
@@ -202,7 +203,7 @@ def test_kafka_types_map_to_spark_types():
     assert value == {"name": "t", "topic_id": "AAECAwQFBgcICQoLDA0ODw", "unknown_tagged_fields": []}
     quota = schemas.message_type(MESSAGES["ClientQuotaRecord"], 0)
     assert quota.field("value").type == pa.float64()
-    spark = schemas.spark_schema(MESSAGES["ApiVersionsResponse"], 3)
+    spark = spark_schema(MESSAGES["ApiVersionsResponse"], 3)
     assert spark["error_code"].dataType.simpleString() == "smallint"
     assert spark["api_keys"].dataType.simpleString().startswith("array<struct<api_key:smallint")
 
@@ -230,7 +231,7 @@ def test_schemas_command_writes_loadable_spark_and_arrow_schemas(tmp_path):
                              + ["all.arrow", "all.spark.json"])
     for stem, version in (("v3", 3), ("all", None)):
         spark = StructType.fromJson(json.loads((tmp_path / "ApiVersionsResponse" / f"{stem}.spark.json").read_text()))
-        assert spark == schemas.spark_schema(cls, version)
+        assert spark == spark_schema(cls, version)
         arrow = pa.ipc.read_schema(pa.py_buffer((tmp_path / "ApiVersionsResponse" / f"{stem}.arrow").read_bytes()))
         assert arrow.equals(schemas.arrow_schema(cls, version))
     records = pa.ipc.read_schema(pa.py_buffer((tmp_path / "_records.arrow").read_bytes()))

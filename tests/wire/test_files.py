@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kwire.wire.errors import KwireError
-from kwire.wire.files import ExistingFileError, atomic_output, atomic_write, refuse_existing
+from kwire.wire.files import ExistingFileError, atomic_directory, atomic_output, atomic_write, refuse_existing
 
 
 def test_writes_a_new_file_and_creates_its_directory(tmp_path):
@@ -59,3 +59,23 @@ def test_a_failed_first_write_leaves_nothing(tmp_path):
             out.write("{")
             raise RuntimeError("serializer failed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_directory_appears_whole_or_not_at_all(tmp_path):
+    target = tmp_path / "records"
+    with atomic_directory(target, force=False) as folder:
+        (folder / "part-00000.parquet").write_bytes(b"rows")
+        assert not target.exists()  # nothing at the target while it is written
+    assert [p.name for p in target.iterdir()] == ["part-00000.parquet"]
+    with pytest.raises(ExistingFileError):
+        with atomic_directory(target, force=False):
+            raise AssertionError("refused before the block runs")
+    with pytest.raises(OSError):
+        with atomic_directory(target, force=True) as folder:
+            (folder / "part-00000.parquet").write_bytes(b"half")
+            raise OSError("disk full")
+    assert (target / "part-00000.parquet").read_bytes() == b"rows"  # the old output, as it was
+    with atomic_directory(target, force=True) as folder:
+        (folder / "part-00001.parquet").write_bytes(b"new")
+    assert [p.name for p in target.iterdir()] == ["part-00001.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records"]  # no temporary directory left

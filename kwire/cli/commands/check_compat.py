@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
+from kwire.cli.commands import missing_extra
 from kwire.generator.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
 from kwire.generator.errors import DefinitionError, Problem
 from kwire.generator.loader import cross_file_problems, load_definitions, load_text
@@ -64,6 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    missing = missing_extra("generator", "jsonschema")
+    if missing:
+        print(f"kwire check-compat: {missing}", file=sys.stderr)
+        return 2
     try:
         old, new = read_side(args.old), read_side(args.new)
     except DefinitionError as exc:

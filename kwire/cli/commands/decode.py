@@ -1,11 +1,12 @@
-"""``kwire decode PATH --out DIR``: decode Kafka log files on Spark into Parquet or JSON.
+"""``kwire decode PATH --out DIR``: decode Kafka log files into Parquet or JSON.
 
-One row per record (see :mod:`kwire.spark.schemas`); KRaft metadata and coordinator logs also
-get their decoded records. Runs on ``local[*]`` unless ``--master`` or ``$SPARK_MASTER`` says
-otherwise; progress goes to stderr.
+One row per record (see :mod:`kwire.arrow.schemas`); KRaft metadata and coordinator logs also
+get their decoded records. Local inputs are decoded here, a process per core
+(:mod:`kwire.arrow.decode_files`, PyArrow only); Spark runs with ``--spark``, ``--master``,
+``$SPARK_MASTER``, or for object storage (``s3://...``). Progress goes to stderr.
 
-Exit codes: 0 written, 1 refused: --out exists (without ``--mode overwrite``), 2 input that does not
-decode (without ``--skip-undecodable``), bad usage, a missing path, or no Spark.
+Exit codes: 0 written, 1 refused: --out exists (without ``--mode overwrite`` or ``--force``), 2 input
+that does not decode (without ``--skip-undecodable``), bad usage, a missing path, or a missing extra.
 """
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ FORMATS = ("parquet", "json")
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "decode", help="decode Kafka log files on Spark into Parquet or JSON",
-        description="Read partition log segments, KRaft metadata logs and snapshots, coordinator logs or "
-                    "files of record batches (a file, or a directory walked recursively) on Spark and "
-                    "write one row per record.",
+        "decode", help="decode Kafka log files into Parquet or JSON (here, or on Spark)",
+        description="Read partition log segments, KRaft metadata logs and snapshots, coordinator logs or\n"
+                    "files of record batches (a file, or a directory walked recursively) and write one\n"
+                    "row per record. Local inputs are decoded in this process and one worker process per\n"
+                    "core; Spark runs with --spark, --master or $SPARK_MASTER, and for object storage.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Exit status: 0 written, 1 an --out that exists (refused), 2 input that does not decode or bad usage.")
     p.add_argument("path", metavar="PATH",
                    help="a log file or a directory such as a broker's log.dirs; or a URI pyarrow.fs opens "
@@ -36,7 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="when --out exists: error (the default: refused, exit 1) or overwrite it (Spark's save modes)")
     p.add_argument("--force", action="store_const", const="overwrite", dest="mode", help="the same as --mode overwrite")
     p.add_argument("--format", choices=FORMATS, default="parquet", help="output format (default parquet)")
-    p.add_argument("--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
+    p.add_argument("--master", help="Spark master URL (implies --spark; default: $SPARK_MASTER, else local[*])")
+    p.add_argument("--spark", action="store_true",
+                   help="decode on Spark (local[*] unless --master or $SPARK_MASTER) instead of in this process")
+    p.add_argument("--jobs", type=positive_int, metavar="N",
+                   help="worker processes without Spark (default: one per core; small inputs use none)")
     p.add_argument("--record-type", metavar="NAME",
                    help="keep only records of this message (e.g. PartitionRecord) as a typed column")
     p.add_argument("--decode-records", choices=("auto", "true", "false"), default="auto",
@@ -53,15 +60,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire decode: refused: {args.out} already exists (use --mode overwrite or --force to replace it)",
               file=sys.stderr)
         return 1
-    missing = missing_extra("spark", "pyspark", "pyarrow")
+    on_spark = uses_spark(args)
+    missing = missing_extra("spark", "pyspark", "pyarrow") if on_spark else missing_extra("arrow", "pyarrow")
     if missing:
         print(f"kwire decode: {missing}", file=sys.stderr)
         return 2
-    from kwire.spark import storage
-    from kwire.spark.logfiles import discover
-    from kwire.spark.progress import JobProgress
-    from kwire.spark.session import build_session
-    from kwire.spark.summary import written_summary
+    from kwire.arrow import storage
+    from kwire.arrow.logfiles import discover
     from kwire.wire.errors import KwireError
 
     try:
@@ -76,6 +81,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire decode: no Kafka log files in {args.path} (looked for *.log segments, *.checkpoint "
               f"snapshots and *.batch files)", file=sys.stderr)
         return 2
+    if not on_spark:
+        return _decode_here(args)
+    from kwire.spark.progress import JobProgress
+    from kwire.spark.session import build_session
+    from kwire.spark.summary import written_summary
+
     started = time.monotonic()
     spark = build_session(args.master, app_name="kwire decode", show_jvm_output=args.verbose)
     reader = spark.read.format("kwire").option("decodeRecords", args.decode_records)
@@ -104,6 +115,60 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: {summary}")
     return 0
 
+
+def uses_spark(args: argparse.Namespace) -> bool:
+    """Spark when asked (--spark, --master, $SPARK_MASTER) and for object storage, whose ranged
+    reads a cluster spreads over many machines; else this process and its workers."""
+    from kwire.arrow.storage import is_remote
+
+    return bool(args.spark or args.master or os.environ.get("SPARK_MASTER") or is_remote(args.path))
+
+
+def _decode_here(args: argparse.Namespace) -> int:
+    from kwire.arrow.decode_files import SplitFailed, decode_to_directory
+    from kwire.wire.errors import DecodeError, KwireError
+    from kwire.wire.files import ExistingFileError
+
+    options: dict[str, object] = {"decode_records": args.decode_records, "skip_undecodable": args.skip_undecodable}
+    if args.record_type:
+        options["record_type"] = args.record_type
+    if args.split_mb:
+        options["max_split_bytes"] = args.split_mb * 1024 * 1024
+    started = time.monotonic()
+    progress = None if args.quiet else _progress_line(sys.stderr)
+    try:
+        summary = decode_to_directory(args.path, args.out, args.format, overwrite=args.mode == "overwrite",
+                                      options=options, jobs=args.jobs, progress=progress)
+    except ExistingFileError as exc:  # created by someone else since the check above
+        print(f"kwire decode: refused: {exc}", file=sys.stderr)
+        return 1
+    except (SplitFailed, DecodeError) as exc:
+        text = str(exc) if isinstance(exc, SplitFailed) else f"{type(exc).__name__}: {exc}"
+        print(f"kwire decode: {args.path}: {text}", file=sys.stderr)
+        print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
+              file=sys.stderr)
+        return 2  # damaged input is unusable input, as on Spark and in kwire metadata image
+    except KwireError as exc:  # options that do not make sense (an unknown --record-type)
+        print(f"kwire decode: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"kwire decode: {exc}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: "
+              f"{summary_text(summary, args.skip_undecodable)}")
+    return 0
+
+
+def _progress_line(stream):
+    """``decode: 3/14 splits``: redrawn on a terminal; on a pipe or file only the last line, and
+    nothing for a single split."""
+    def report(done: int, total: int) -> None:
+        if stream.isatty():
+            print(f"\rdecode: {done}/{total} splits", end="\n" if done == total else "", file=stream, flush=True)
+        elif done == total and total > 1:
+            print(f"decode: {done}/{total} splits", file=stream)
+    return report
 
 
 def summary_text(summary, skipped: bool) -> str:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from kwire.generator.emit import render_all, stale_files, write_package
-from kwire.cli.commands import plural
+from kwire.cli.commands import missing_extra, plural
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 from kwire.generator.native_build import DEFAULT_OPT_LEVEL
@@ -52,6 +52,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    missing = missing_extra("generator", "jinja2", "jsonschema")
+    if missing:
+        print(f"kwire generate: {missing}", file=sys.stderr)
+        return 2
     if args.defs != BUILTIN_DEFINITIONS and not Path(args.defs).exists():
         hint = f"; --defs {BUILTIN_DEFINITIONS} generates the definitions kwire ships" if args.defs == DEFAULT_DEFS else ""
         print(f"kwire generate: {args.defs}: no such file or directory{hint}", file=sys.stderr)

@@ -4,7 +4,7 @@ For each message, ``DIR/<Message>/v<N>.spark.json`` (Spark's JSON schema form, r
 ``StructType.fromJson(json.load(f))``) and ``v<N>.arrow`` (an Arrow IPC schema message, read back
 with ``pyarrow.ipc.read_schema``), the same two for ``all`` (the union over all versions, the
 layout of the data source's typed ``record`` column), and ``_records.spark.json`` /
-``_records.arrow`` for the data source's rows. The layouts are those of ``kwire.spark.schemas``.
+``_records.arrow`` for the data source's rows. The layouts are those of ``kwire.arrow.schemas``.
 
 Exit codes: 0 written, 1 refused (a schema file exists and no ``--force``), 2 bad usage (unknown
 package or message).
@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from kwire.spark import schemas
+        from kwire.arrow import schemas
+        from kwire.spark.schemas import to_spark
     except ImportError as exc:
         print(f"kwire schemas: Spark support is not installed ({exc}); install kwire[spark]", file=sys.stderr)
         return 2
@@ -53,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
         cls = registry[name]
         for version in [*schemas.versions_of(cls), None]:
             stem = "all" if version is None else f"v{version}"
-            files.update(_files(args.out / name / stem, schemas.arrow_schema(cls, version), schemas))
-    files.update(_files(args.out / "_records", schemas.record_schema(), schemas))
+            files.update(_files(args.out / name / stem, schemas.arrow_schema(cls, version), to_spark))
+    files.update(_files(args.out / "_records", schemas.record_schema(), to_spark))
     try:  # every target checked before any is written: a refusal writes nothing
         for path in files:
             refuse_existing(path, force=args.force)
@@ -71,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _files(stem: Path, arrow_schema, schemas) -> dict[Path, str | bytes]:
+def _files(stem: Path, arrow_schema, to_spark) -> dict[Path, str | bytes]:
     """The Spark JSON and Arrow IPC files of one schema."""
-    spark = schemas.to_spark(arrow_schema)
+    spark = to_spark(arrow_schema)
     return {stem.with_name(stem.name + ".spark.json"): json.dumps(spark.jsonValue(), indent=1) + "\n",
             stem.with_name(stem.name + ".arrow"): arrow_schema.serialize().to_pybytes()}

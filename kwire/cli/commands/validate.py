@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kwire.cli.commands import plural
+from kwire.cli.commands import missing_extra, plural
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 
@@ -23,6 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    missing = missing_extra("generator", "jsonschema")
+    if missing:
+        print(f"kwire validate: {missing}", file=sys.stderr)
+        return 2
     missing = [p for p in args.paths if p != BUILTIN_DEFINITIONS and not Path(p).exists()]
     if missing:
         for path in missing:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from kwire.wire.errors import CorruptRecordError
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0
 from kwire.records.reader import LOG_OVERHEAD
-from kwire.spark.logfiles import LogFile
-from kwire.spark.storage import RangeReader, read_object
+from kwire.arrow.logfiles import LogFile
+from kwire.arrow.storage import RangeReader, read_object
 
 DEFAULT_SPLIT_BYTES = 32 * 1024 * 1024
 MIN_SPLIT_BYTES = 1024 * 1024

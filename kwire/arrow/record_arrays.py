@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from kwire.spark import schemas
+from kwire.arrow import schemas
 
 HEADERS_TYPE = schemas.RECORD_SCHEMA.field("headers").type
 RECORD_COLUMNS = ("offset", "timestamp", "key", "value", "headers")

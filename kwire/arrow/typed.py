@@ -17,8 +17,8 @@ import pyarrow as pa
 
 from kwire.wire.errors import KwireError
 from kwire.wire.message import GeneratedStruct
-from kwire.spark import schemas
-from kwire.spark.decoders import DecodedRecord
+from kwire.arrow import schemas
+from kwire.arrow.decoders import DecodedRecord
 from kwire.logs.coordinator_log import COORDINATOR_TOPICS as _COORDINATOR_TOPICS
 
 

@@ -29,7 +29,7 @@ from kwire.records.control import (
     decode_control_value,
 )
 from kwire.records.record import Record
-from kwire.spark.logfiles import GROUP_TOPIC, SHARE_TOPIC, TRANSACTION_TOPIC, Kind
+from kwire.arrow.logfiles import GROUP_TOPIC, SHARE_TOPIC, TRANSACTION_TOPIC, Kind
 
 #: Type name of ABORT/COMMIT markers (Kafka's EndTxnMarker message).
 END_TXN_MARKER = "EndTxnMarker"

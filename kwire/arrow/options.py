@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from kwire.wire.errors import KwireError
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
-from kwire.spark import logfiles, splits
-from kwire.spark.arrow_records import DEFAULT_BATCH_ROWS, ReadOptions
-from kwire.spark.decoders import decodes_data_records
+from kwire.arrow import logfiles, splits
+from kwire.arrow.pieces import DEFAULT_BATCH_ROWS, ReadOptions
+from kwire.arrow.decoders import decodes_data_records
 
 
 @dataclass(frozen=True)

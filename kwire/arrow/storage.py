@@ -97,7 +97,7 @@ def walk_remote(uri: str) -> tuple[Any, list[RemoteEntry]]:
 class RangeReader:
     """Reads byte ranges of one file; ``with RangeReader(file) as reader: reader.read(pos, n)``.
 
-    ``file`` is a :class:`kwire.spark.logfiles.LogFile`. Fewer bytes than asked come back only at
+    ``file`` is a :class:`kwire.arrow.logfiles.LogFile`. Fewer bytes than asked come back only at
     the end of the file (one that shrank since it was listed).
     """
 

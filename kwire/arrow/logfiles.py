@@ -27,7 +27,7 @@ from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
 from kwire.logs.logdir import INDEX_SUFFIX, LOG_SUFFIX, parse_segment_file_name
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
 from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
-from kwire.spark import storage
+from kwire.arrow import storage
 from kwire.wire.errors import KwireError
 
 

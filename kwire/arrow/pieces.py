@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import numpy as np
+import itertools
+
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE, codec_name
@@ -21,12 +23,12 @@ from kwire.records.batch import RecordBatch
 from kwire.records.columns import ColumnBuilder
 from kwire.records.reader import BatchReader, next_batch_after
 from kwire.records.record import TimestampType
-from kwire.spark import schemas
-from kwire.spark.decoders import DecodedRecord, data_record_decoder, decode_control
-from kwire.spark.record_arrays import record_arrays
-from kwire.spark.splits import Piece
-from kwire.spark.storage import read_range
-from kwire.spark.typed import TypedRecord, typed_record
+from kwire.arrow import schemas
+from kwire.arrow.decoders import DecodedRecord, data_record_decoder, decode_control
+from kwire.arrow.record_arrays import record_arrays
+from kwire.arrow.splits import Piece
+from kwire.arrow.storage import read_range
+from kwire.arrow.typed import TypedRecord, typed_record
 
 DEFAULT_BATCH_ROWS = 32768
 
@@ -108,6 +110,8 @@ class _Columns:
             for record in batch.records:
                 self.builder.add_record(record.offset, record.timestamp, record.key, record.value, record.headers)
         count = self.builder.rows - before
+        if count == 0:  # a batch without records (a legacy wrapper around none) has no rows
+            return
         self.counts.append(count)
         self.batches.append((
             batch.base_offset, batch.partition_leader_epoch, batch.producer_id, batch.producer_epoch,
@@ -129,9 +133,11 @@ class _Columns:
             "file": pa.repeat(pa.scalar(file.path, pa.string()), n),
             **record_arrays(self.builder.finish()),
         }
-        row_batch = pa.array(np.repeat(np.arange(len(self.counts), dtype=np.int32), self.counts))
+        # each batch's header values, run-length encoded over its rows (no batch here is empty)
+        run_ends = pa.array(list(itertools.accumulate(self.counts)), pa.int32())
         for name, values in zip(_BATCH_COLUMNS, zip(*self.batches)):
-            arrays[name] = pa.array(values, schemas.RECORD_SCHEMA.field(name).type).take(row_batch)
+            runs = pa.RunEndEncodedArray.from_arrays(run_ends, pa.array(values, schemas.RECORD_SCHEMA.field(name).type))
+            arrays[name] = pc.run_end_decode(runs)
         options = self.options
         if options.skip_undecodable:
             arrays.update(self._skipped_arrays(n))
@@ -152,12 +158,11 @@ class _Columns:
 
     def _skipped_arrays(self, n: int) -> dict[str, pa.Array]:
         """skipped_position / skipped_bytes: set on the skipped rows, null on the others."""
-        positions = np.zeros(n, np.int64)
-        lengths = np.zeros(n, np.int64)
-        absent = np.ones(n, bool)
+        positions: list[int | None] = [None] * n
+        lengths: list[int | None] = [None] * n
         for row, position, length in self.skipped:
-            positions[row], lengths[row], absent[row] = position, length, False
-        return {"skipped_position": pa.array(positions, mask=absent), "skipped_bytes": pa.array(lengths, mask=absent)}
+            positions[row], lengths[row] = position, length
+        return {"skipped_position": pa.array(positions, pa.int64()), "skipped_bytes": pa.array(lengths, pa.int64())}
 
 
 _BATCH_COLUMNS = (

@@ -9,12 +9,12 @@ from collections.abc import Iterator, Mapping
 
 import pyarrow as pa
 
-from kwire.spark import splits
-from kwire.spark.arrow_records import read_pieces
-from kwire.spark.options import ScanOptions
+from kwire.arrow import splits
+from kwire.arrow.pieces import read_pieces
+from kwire.arrow.options import ScanOptions
 
 
-def iter_batches(path: str, **options: object) -> Iterator[pa.RecordBatch]:
+def iter_record_batches(path: str, **options: object) -> Iterator[pa.RecordBatch]:
     """Arrow batches of every record under ``path`` (a local path or a URI such as
     ``s3://bucket/prefix``); options as the data source's (camelCase or snake_case keywords:
     ``maxSplitBytes=...`` or ``max_split_bytes=...``)."""

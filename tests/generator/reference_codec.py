@@ -22,7 +22,7 @@ import construct as c
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.primitives import MAX_STRING_BYTES
 
-from .model import Field, Message, Struct
+from kwire.generator.model import Field, Message, Struct
 
 UNKNOWN_TAGGED = "_unknown_tagged_fields"
 
