@@ -47,8 +47,11 @@ def test_compiled_classes_keep_their_class_attributes(compiled_generated) -> Non
 
     for name in SUBSET:
         compiled, pure = compiled_generated.MESSAGES[name], generated.MESSAGES[name]
-        for attr in ("NAME", "API_KEY", "MESSAGE_TYPE", "FLEXIBLE_VERSIONS", "VALID_VERSIONS"):
+        for attr in ("NAME", "API_KEY", "MESSAGE_TYPE", "FLEXIBLE_VERSIONS", "VALID_VERSIONS", "STABLE_VERSIONS",
+                     "DEPRECATED_VERSIONS", "LISTENERS"):
             assert getattr(compiled, attr, None) == getattr(pure, attr, None), (name, attr)
+    assert compiled_generated.MESSAGES["MetadataRequest"].LISTENERS == frozenset({"broker"})
+    assert compiled_generated.APIS[3].request_class is compiled_generated.MESSAGES["MetadataRequest"]
     registry = ApiRegistry.from_messages(compiled_generated.MESSAGES)
     assert registry.request_class(18) is compiled_generated.MESSAGES["ApiVersionsRequest"]
     assert registry.response_class(1) is compiled_generated.MESSAGES["FetchResponse"]
@@ -197,6 +200,18 @@ def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
         PartitionData.decode(b"\x00", 12)
     with pytest.raises(KwireError):
         PartitionData(partition_index=2**31).encode(12)
+
+
+def test_compiled_none_is_null_and_omitted_is_the_default(compiled_generated) -> None:
+    from kwcompiled.metadata_request import MetadataRequest, MetadataRequestTopic
+
+    assert MetadataRequest(topics=None).encode(4) == b"\xff\xff\xff\xff\x01"  # null: all topics
+    assert MetadataRequest().encode(4) == b"\x00\x00\x00\x00\x01" and MetadataRequest().topics == []
+    assert MetadataRequest().topics is not MetadataRequest().topics
+    topics = [MetadataRequestTopic(name="t")]
+    assert MetadataRequest(topics=topics).topics is topics
+    with pytest.raises(KwireError, match="field topics is null, which MetadataRequest version 0 does not allow"):
+        MetadataRequest(topics=None).encode(0)
 
 
 def test_compiled_fixed_width_readers_match_struct(compiled_generated) -> None:
