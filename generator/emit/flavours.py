@@ -157,7 +157,8 @@ class Compiled(PurePython):
 
     def omitted_struct(self, struct: str) -> str:
         """The module-level marker of an omitted ``struct`` argument, after that struct's class."""
-        return f"{self.omitted(struct)}: Final[{struct}] = _new_object({struct})"
+        # (an instance of its own, made by the constructor: object.__new__ refuses native classes)
+        return f"{self.omitted(struct)}: Final[{struct}] = {struct}()"
 
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function
